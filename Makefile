@@ -1,0 +1,37 @@
+# `make demo` and `make test` do everything on a fresh machine.
+PYTHON ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+# glibc returning freed memory to the OS costs a lot in training (DEVELOPERS.md): keep it.
+export MALLOC_MMAP_MAX_ ?= 0
+export MALLOC_TRIM_THRESHOLD_ ?= 100000000000
+
+.PHONY: setup demo test lint format bench clean
+
+$(VENV)/.done: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $@
+
+setup: $(VENV)/.done
+
+demo: setup
+	$(PY) -m heedful.demo
+
+lint: setup
+	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/ruff format --check src tests bench
+
+format: setup
+	$(VENV)/bin/ruff check --fix src tests bench
+	$(VENV)/bin/ruff format src tests bench
+
+test: lint
+	$(PY) -m pytest -q
+
+bench: setup
+	$(PY) bench/attention.py
+
+clean:
+	rm -rf $(VENV) demo-output .pytest_cache .ruff_cache

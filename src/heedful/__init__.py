@@ -1,0 +1,33 @@
+"""heedful: the Transformer of "Attention Is All You Need" — train it, translate with it, and see
+what every attention head does."""
+
+from heedful.attention import KeyValue, MultiHeadAttention, scaled_dot_product_attention
+from heedful.config import ModelConfig
+from heedful.lm import DecoderOnlyLM, LMCache
+from heedful.model import (
+    AttentionWeights,
+    DecoderCache,
+    HeadMask,
+    Memory,
+    StepOutput,
+    Transformer,
+    TransformerOutput,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AttentionWeights",
+    "DecoderCache",
+    "DecoderOnlyLM",
+    "HeadMask",
+    "KeyValue",
+    "LMCache",
+    "Memory",
+    "ModelConfig",
+    "MultiHeadAttention",
+    "StepOutput",
+    "Transformer",
+    "TransformerOutput",
+    "scaled_dot_product_attention",
+]

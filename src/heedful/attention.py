@@ -1,0 +1,203 @@
+"""Scaled dot-product attention and multi-head attention (paper §3.2).
+
+    Attention(Q, K, V) = softmax(Q Kᵀ / sqrt(d_k)) V
+
+Three ways to compute the same numbers, chosen per call:
+
+- the fast path, ``F.scaled_dot_product_attention`` (a flash kernel on CPU: memory linear in
+  length), taken whenever the caller does not ask for the weights;
+- the weights path, the formula written out, taken when the caller asks for the weights (they
+  are returned, never stored on the module);
+- restricted self-attention (paper §4, a window of r neighbours) computed block by block, so
+  that memory grows as O(n·r) instead of O(n²).
+
+The plain formula is also used for the fast path where it measured faster: training on short
+sequences, where the CPU flash kernel's backward pass is slow (see bench/attention.py).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from heedful.masks import allowed_positions, combine
+
+# Training (autograd on) with at most this many query x key pairs per head uses the plain formula:
+# on 2 CPU cores its backward pass beat the flash kernel's below this size (bench/attention.py).
+PLAIN_BACKWARD_MAX_PAIRS = 128 * 128
+
+
+@dataclass
+class KeyValue:
+    """Projected keys and values of one attention layer: the decoding cache's unit."""
+
+    k: Tensor  # [B, H, S, d_k]
+    v: Tensor  # [B, H, S, d_k]
+
+    def select(self, index: Tensor) -> KeyValue:
+        """Keep (and reorder) batch rows: [B] -> [len(index)]."""
+        return KeyValue(self.k.index_select(0, index), self.v.index_select(0, index))
+
+    def append(self, other: KeyValue) -> KeyValue:
+        """Add positions at the end: [.., S, ..] + [.., S', ..] -> [.., S + S', ..]."""
+        return KeyValue(torch.cat([self.k, other.k], dim=2), torch.cat([self.v, other.v], dim=2))
+
+    @property
+    def length(self) -> int:
+        return self.k.shape[2]
+
+
+def scaled_dot_product_attention(
+    q: Tensor,
+    k: Tensor,
+    v: Tensor,
+    key_mask: Tensor | None = None,
+    *,
+    causal: bool = False,
+    window: int | None = None,
+    need_weights: bool = False,
+) -> tuple[Tensor, Tensor | None]:
+    """softmax(Q Kᵀ / sqrt(d_k)) V over the keys each query may see.
+
+    q: [B, H, T, d_k]; k, v: [B, H, S, d_k]; key_mask: [B, S], True = real key.
+    Queries are the last T positions of the S keys (T < S when earlier keys come from a cache).
+    Returns the output [B, H, T, d_k] and, if ``need_weights``, the weights [B, H, T, S].
+    """
+    n_queries, n_keys = q.shape[-2], k.shape[-2]
+    offset = n_keys - n_queries
+    if need_weights:
+        positions = allowed_positions(
+            n_queries, n_keys, causal=causal, window=window, offset=offset, device=q.device
+        )
+        return _attention_with_weights(q, k, v, combine(key_mask, positions))
+    if window is not None and window + 1 < n_keys:
+        return _windowed_attention(q, k, v, key_mask, causal=causal, window=window), None
+    if causal and n_queries == 1:
+        causal = False  # one new query at the end sees every key
+    if q.requires_grad and n_queries * n_keys <= PLAIN_BACKWARD_MAX_PAIRS:
+        positions = allowed_positions(
+            n_queries, n_keys, causal=causal, offset=offset, device=q.device
+        )
+        out, _ = _attention_with_weights(q, k, v, combine(key_mask, positions))
+        return out, None
+    if causal and (offset or key_mask is not None):
+        # SDPA's is_causal aligns the top-left corners and excludes a mask: spell it out.
+        positions = allowed_positions(n_queries, n_keys, causal=True, offset=offset, device=q.device)
+        mask, causal = combine(key_mask, positions), False
+    else:
+        mask = combine(key_mask, None)
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal), None
+
+
+def _attention_with_weights(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # [B, H, T, S]
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    weights = scores.softmax(dim=-1)  # masked keys get exactly 0
+    return weights @ v, weights
+
+
+def _windowed_attention(q, k, v, key_mask, *, causal: bool, window: int) -> Tensor:
+    """Restricted self-attention, one block of queries at a time: O(n·r) memory.
+
+    A block of b queries [s, s + b) needs only the keys [s - r, s + b + r) (or [s - r, s + b)
+    when causal), so no step holds more than b x (b + 2r) scores.
+    """
+    n_queries, n_keys = q.shape[-2], k.shape[-2]
+    offset = n_keys - n_queries
+    block = max(window, 64)
+    outputs = []
+    for start in range(0, n_queries, block):
+        stop = min(start + block, n_queries)
+        lo = max(0, offset + start - window)
+        hi = offset + stop if causal else min(n_keys, offset + stop + window)
+        positions = allowed_positions(
+            stop - start, hi - lo, causal=causal, window=window, offset=offset + start - lo,
+            device=q.device,
+        )  # fmt: skip
+        keys_real = None if key_mask is None else key_mask[:, lo:hi]
+        mask = combine(keys_real, positions)
+        if keys_real is not None:
+            # A padding query may have no real key in its window: let it see itself, never NaN.
+            diagonal = torch.zeros_like(positions)
+            diagonal[:, offset + start - lo : offset + stop - lo].fill_diagonal_(True)
+            mask = mask | diagonal
+        outputs.append(
+            F.scaled_dot_product_attention(
+                q[:, :, start:stop], k[:, :, lo:hi], v[:, :, lo:hi], attn_mask=mask
+            )
+        )
+    return torch.cat(outputs, dim=2)
+
+
+class MultiHeadAttention(nn.Module):
+    """MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W^O, head_i = Attention(QW_i^Q, KW_i^K,
+    VW_i^V) (paper §3.2.2). The h heads' W_i^Q are the row blocks of one d_model x d_model
+    matrix ``q_proj``, and likewise for K, V; ``out_proj`` is W^O.
+    """
+
+    def __init__(self, d_model: int, n_heads: int, window: int | None = None):
+        super().__init__()
+        self.n_heads, self.d_head, self.window = n_heads, d_model // n_heads, window
+        self.q_proj = nn.Linear(d_model, d_model)
+        self.k_proj = nn.Linear(d_model, d_model)
+        self.v_proj = nn.Linear(d_model, d_model)
+        self.out_proj = nn.Linear(d_model, d_model)
+
+    def forward(
+        self,
+        x: Tensor,
+        memory: Tensor | KeyValue | None = None,
+        *,
+        key_mask: Tensor | None = None,
+        causal: bool = False,
+        past: KeyValue | None = None,
+        head_mask: Tensor | None = None,
+        need_weights: bool = False,
+    ) -> tuple[Tensor, KeyValue, Tensor | None]:
+        """Self-attention over x (``memory`` None) or cross-attention from x to ``memory``.
+
+        x: [B, T, d_model]. memory: [B, S, d_model], or its keys and values already projected.
+        past: earlier positions' keys and values (self-attention while decoding).
+        head_mask: [H], 0 silences a head. key_mask: [B, S], True = real key.
+        Returns the output [B, T, d_model], the keys and values used (the new cache), and the
+        weights [B, H, T, S] if asked for.
+        """
+        q = self._split_heads(self.q_proj(x))  # [B, H, T, d_k]
+        if memory is None:
+            kv = self._project_self(x)
+            if past is not None:
+                kv = past.append(kv)
+        else:
+            kv = memory if isinstance(memory, KeyValue) else self.project(memory)
+        out, weights = scaled_dot_product_attention(
+            q, kv.k, kv.v, key_mask,
+            causal=causal, window=self.window if memory is None else None,
+            need_weights=need_weights,
+        )  # fmt: skip
+        if head_mask is not None:
+            out = out * head_mask.to(out.dtype)[None, :, None, None]
+        b, h, t, d = out.shape
+        out = out.transpose(1, 2).reshape(b, t, h * d)  # Concat(head_1, ..., head_h)
+        return self.out_proj(out), kv, weights
+
+    def project(self, memory: Tensor) -> KeyValue:
+        """Keys and values of a memory [B, S, d_model] (computed once per source)."""
+        return KeyValue(
+            self._split_heads(self.k_proj(memory)), self._split_heads(self.v_proj(memory))
+        )
+
+    def _project_self(self, x: Tensor) -> KeyValue:
+        # One matrix multiply for K and V together: faster than two on CPU.
+        weight = torch.cat([self.k_proj.weight, self.v_proj.weight])
+        bias = torch.cat([self.k_proj.bias, self.v_proj.bias])
+        k, v = F.linear(x, weight, bias).chunk(2, dim=-1)
+        return KeyValue(self._split_heads(k), self._split_heads(v))
+
+    def _split_heads(self, x: Tensor) -> Tensor:
+        b, t, _ = x.shape
+        return x.view(b, t, self.n_heads, self.d_head).transpose(1, 2)  # [B, H, T, d_k]

@@ -1,0 +1,264 @@
+"""The encoder-decoder Transformer (paper §3, Figure 1).
+
+    logits = Generator(Decoder(Embed(tgt), Encoder(Embed(src))))
+
+Inference uses ``encode`` once per source, then ``decode_step`` once per new target token over a
+typed ``DecoderCache`` that decoding algorithms (greedy, beam, sampling) may reorder.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+import torch
+from torch import Tensor, nn
+
+from heedful.attention import KeyValue
+from heedful.config import ModelConfig
+from heedful.layers import DecoderLayer, Embeddings, EncoderLayer
+from heedful.masks import padding_mask
+
+if TYPE_CHECKING:
+    from heedful.lm import LMCache
+
+
+@dataclass
+class AttentionWeights:
+    """Softmax weights of every layer and head, stacked over layers. Absent kinds are None."""
+
+    encoder_self: Tensor | None = None  # [L, B, H, S, S]
+    decoder_self: Tensor | None = None  # [L, B, H, T, T]
+    cross: Tensor | None = None  # [L, B, H, T, S]
+
+
+@dataclass
+class HeadMask:
+    """Per-layer, per-head multipliers on each head's output: 1 keeps a head, 0 silences it."""
+
+    encoder_self: Tensor | None = None  # [L, H]
+    decoder_self: Tensor | None = None  # [L, H]
+    cross: Tensor | None = None  # [L, H]
+
+    def layer(self, kind: str, index: int) -> Tensor | None:
+        mask = getattr(self, kind)
+        return None if mask is None else mask[index]
+
+
+@dataclass
+class TransformerOutput:
+    logits: Tensor  # [B, T, V]
+    attention: AttentionWeights
+
+
+@dataclass
+class Memory:
+    """The encoder's output for a batch of sources."""
+
+    states: Tensor  # [B, S, d_model]
+    mask: Tensor  # [B, S], True = real token
+    attention: Tensor | None = None  # [L, B, H, S, S] when asked for
+
+
+@dataclass
+class DecoderCache:
+    """What the decoder keeps between steps.
+
+    ``self_kv`` grows by one position per step; ``cross_kv`` is computed once per source.
+    """
+
+    self_kv: list[KeyValue | None]
+    cross_kv: list[KeyValue]
+    memory_mask: Tensor  # [B, S]
+    length: int = 0  # target positions decoded so far
+
+    def reorder(self, index: Tensor) -> DecoderCache:
+        """Keep and reorder batch rows (beams, or finished sentences leaving the batch)."""
+        return DecoderCache(
+            self_kv=[None if kv is None else kv.select(index) for kv in self.self_kv],
+            cross_kv=[kv.select(index) for kv in self.cross_kv],
+            memory_mask=self.memory_mask.index_select(0, index),
+            length=self.length,
+        )
+
+
+@dataclass
+class StepOutput:
+    logits: Tensor  # [B, t, V] for the t new positions
+    cache: DecoderCache | LMCache
+    attention: AttentionWeights = field(default_factory=AttentionWeights)
+    # decoder_self: [L, B, H, t, length]; cross: [L, B, H, t, S]
+
+
+def stack_or_none(tensors: list[Tensor | None]) -> Tensor | None:
+    return None if not tensors or tensors[0] is None else torch.stack(tensors)
+
+
+def output_projection(config: ModelConfig, tgt_tokens: nn.Embedding) -> nn.Linear:
+    """Linear(d_model -> V) before the softmax; tied to the target embedding if shared (§3.4)."""
+    generator = nn.Linear(config.d_model, config.tgt_vocab_size, bias=False)
+    if config.share_embeddings != "none":
+        generator.weight = tgt_tokens.weight
+    return generator
+
+
+def init_weights(module: nn.Module, config: ModelConfig) -> None:
+    """Xavier-uniform linear layers (as tensor2tensor and fairseq), N(0, d_model^-0.5)
+    embeddings with a zero padding row."""
+    for m in module.modules():
+        if isinstance(m, nn.Linear):
+            nn.init.xavier_uniform_(m.weight)
+            if m.bias is not None:
+                nn.init.zeros_(m.bias)
+        elif isinstance(m, nn.Embedding):
+            nn.init.normal_(m.weight, mean=0.0, std=config.d_model**-0.5)
+            if m.padding_idx is not None:
+                with torch.no_grad():
+                    m.weight[m.padding_idx].zero_()
+
+
+class Encoder(nn.Module):
+    """A stack of N EncoderLayers (+ a final LayerNorm when pre-LN)."""
+
+    def __init__(self, config: ModelConfig):
+        super().__init__()
+        self.layers = nn.ModuleList(EncoderLayer(config) for _ in range(config.n_encoder_layers))
+        self.norm = nn.LayerNorm(config.d_model, config.layer_norm_eps) if config.norm_first else None
+
+    def forward(self, x, mask, *, head_mask=None, need_weights=False):
+        weights = []
+        for i, layer in enumerate(self.layers):
+            out = layer(
+                x, mask, head_mask=head_mask and head_mask.layer("encoder_self", i),
+                need_weights=need_weights,
+            )  # fmt: skip
+            x = out.x
+            weights.append(out.self_weights)
+        x = x if self.norm is None else self.norm(x)
+        return x, stack_or_none(weights)
+
+
+class Decoder(nn.Module):
+    """A stack of N DecoderLayers (+ a final LayerNorm when pre-LN)."""
+
+    def __init__(self, config: ModelConfig):
+        super().__init__()
+        self.layers = nn.ModuleList(DecoderLayer(config) for _ in range(config.n_decoder_layers))
+        self.norm = nn.LayerNorm(config.d_model, config.layer_norm_eps) if config.norm_first else None
+
+    def forward(self, x, memory, memory_mask, *, past=None, head_mask=None, need_weights=False):
+        """memory: one [B, S, d_model] tensor or per-layer KeyValues; past: per-layer KeyValues.
+        Returns x, the new per-layer self-attention KeyValues, and the weights if asked for."""
+        new_kv, self_weights, cross_weights = [], [], []
+        for i, layer in enumerate(self.layers):
+            out = layer(
+                x,
+                memory[i] if isinstance(memory, list) else memory,
+                memory_mask,
+                past=None if past is None else past[i],
+                self_head_mask=head_mask and head_mask.layer("decoder_self", i),
+                cross_head_mask=head_mask and head_mask.layer("cross", i),
+                need_weights=need_weights,
+            )
+            x = out.x
+            new_kv.append(out.self_kv)
+            self_weights.append(out.self_weights)
+            cross_weights.append(out.cross_weights)
+        x = x if self.norm is None else self.norm(x)
+        return x, new_kv, AttentionWeights(
+            decoder_self=stack_or_none(self_weights), cross=stack_or_none(cross_weights)
+        )
+
+
+class Transformer(nn.Module):
+    """The encoder-decoder Transformer of "Attention Is All You Need".
+
+    >>> model = Transformer(ModelConfig.tiny(100))
+    >>> logits = model(src_ids, tgt_ids)  # [B, T, V]; tgt_ids start with config.start_id
+    """
+
+    def __init__(self, config: ModelConfig):
+        super().__init__()
+        self.config = config
+        tgt_tokens = nn.Embedding(config.tgt_vocab_size, config.d_model, padding_idx=config.pad_id)
+        src_tokens = (
+            tgt_tokens
+            if config.share_embeddings == "all"
+            else nn.Embedding(config.src_vocab_size, config.d_model, padding_idx=config.pad_id)
+        )
+        self.src_embed = Embeddings(src_tokens, config)
+        self.tgt_embed = Embeddings(tgt_tokens, config)
+        self.encoder = Encoder(config)
+        self.decoder = Decoder(config)
+        self.generator = output_projection(config, tgt_tokens)
+        if config.output_bias:
+            self.register_buffer("logits_bias", torch.zeros(config.tgt_vocab_size))
+        else:
+            self.logits_bias = None
+        init_weights(self, config)
+
+    def forward(
+        self,
+        src_ids: Tensor,
+        tgt_ids: Tensor,
+        *,
+        return_attention: bool = False,
+        head_mask: HeadMask | None = None,
+    ) -> Tensor | TransformerOutput:
+        """src_ids: [B, S]; tgt_ids: [B, T], the decoder's input (starting with the start token,
+        right-padded). Returns logits [B, T, V] for the next token at every position, or, with
+        ``return_attention``, a TransformerOutput with the logits and every attention weight.
+        """
+        memory = self.encode(src_ids, head_mask=head_mask, return_attention=return_attention)
+        x, _, attention = self.decoder(
+            self.tgt_embed(tgt_ids), memory.states, memory.mask,
+            head_mask=head_mask, need_weights=return_attention,
+        )  # fmt: skip
+        logits = self.project(x)
+        if not return_attention:
+            return logits
+        attention.encoder_self = memory.attention
+        return TransformerOutput(logits, attention)
+
+    def encode(
+        self, src_ids: Tensor, *, head_mask: HeadMask | None = None, return_attention: bool = False
+    ) -> Memory:
+        """[B, S] source ids -> the encoder's output (and its self-attention if asked for)."""
+        mask = padding_mask(src_ids, self.config.pad_id)
+        states, weights = self.encoder(
+            self.src_embed(src_ids), mask, head_mask=head_mask, need_weights=return_attention
+        )
+        return Memory(states, mask, weights)
+
+    def start_decoding(self, memory: Memory) -> DecoderCache:
+        """An empty cache holding the cross-attention keys and values of every layer."""
+        cross_kv = [layer.cross_attn.project(memory.states) for layer in self.decoder.layers]
+        return DecoderCache([None] * len(cross_kv), cross_kv, memory.mask)
+
+    def decode_step(
+        self,
+        tgt_ids: Tensor,
+        cache: DecoderCache,
+        *,
+        return_attention: bool = False,
+        head_mask: HeadMask | None = None,
+    ) -> StepOutput:
+        """Feed the next t target tokens [B, t] (usually t = 1) at positions cache.length ...;
+        returns their logits [B, t, V] and the cache extended by t positions."""
+        x = self.tgt_embed(tgt_ids, start=cache.length)
+        past = None if cache.self_kv[0] is None else cache.self_kv
+        x, new_kv, attention = self.decoder(
+            x, cache.cross_kv, cache.memory_mask,
+            past=past, head_mask=head_mask, need_weights=return_attention,
+        )  # fmt: skip
+        cache = replace(cache, self_kv=new_kv, length=cache.length + tgt_ids.shape[1])
+        return StepOutput(self.project(x), cache, attention)
+
+    def project(self, x: Tensor) -> Tensor:
+        """[B, T, d_model] -> logits [B, T, V]."""
+        logits = self.generator(x)
+        return logits if self.logits_bias is None else logits + self.logits_bias
+
+    def num_parameters(self) -> int:
+        """Trainable parameters, each shared tensor counted once."""
+        return sum(p.numel() for p in self.parameters())
