@@ -1,0 +1,5 @@
+import sys
+
+from heedful.cli import main
+
+sys.exit(main())

@@ -1,0 +1,191 @@
+"""Model directories: what a trained model is on disk, written atomically, read without pickle.
+
+    DIR/config.json        {"format": "heedful", "model": ModelConfig fields, "data": {...},
+                            "tokenizer": "spm.model", "normalization": "nfkc+spaces"}
+    DIR/model.safetensors  the weights (tied tensors stored once)
+    DIR/spm.model          the sentencepiece model (one joint vocabulary)
+
+Every file is written to a temporary name, fsynced, then renamed over the old one, so a kill at
+any instant leaves the last complete file in place.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import torch
+from safetensors import SafetensorError
+from safetensors.torch import load_file, save_file
+from torch import nn
+
+from heedful.config import ModelConfig
+from heedful.tokenizer import NORMALIZATION, Tokenizer
+
+CONFIG_FILE = "config.json"
+WEIGHTS_FILE = "model.safetensors"
+TOKENIZER_FILE = "spm.model"
+
+
+# --- atomic files -----------------------------------------------------------------------------
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
+def atomic_write_json(path: Path, obj: Any) -> None:
+    atomic_write_bytes(path, (json.dumps(obj, indent=2, ensure_ascii=False) + "\n").encode())
+
+
+def atomic_save_tensors(path: Path, tensors: dict[str, torch.Tensor], metadata=None) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        save_file({k: v.contiguous() for k, v in tensors.items()}, tmp, metadata=metadata)
+        with open(tmp, "rb") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def read_json(path: Path) -> Any:
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"missing file: {path}")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ValueError(f"{path}: not valid JSON ({e})") from e
+
+
+def load_tensors(path: Path) -> dict[str, torch.Tensor]:
+    """Read a safetensors file (never a pickle); errors name the file."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"missing file: {path}")
+    try:
+        return load_file(path)
+    except (SafetensorError, OSError, ValueError) as e:
+        raise ValueError(f"{path}: not a valid safetensors file ({e})") from e
+
+
+# --- weights ----------------------------------------------------------------------------------
+
+
+def unique_state_dict(model: nn.Module) -> dict[str, torch.Tensor]:
+    """The model's parameters and persistent buffers, each shared tensor under its first name."""
+    seen: set[int] = set()
+    out = {}
+    for name, tensor in model.state_dict().items():
+        if tensor.data_ptr() in seen:
+            continue
+        seen.add(tensor.data_ptr())
+        out[name] = tensor.detach()
+    return out
+
+
+def load_weights(model: nn.Module, tensors: dict[str, torch.Tensor], source: Path) -> None:
+    """Load tensors into the model (shared ones stored once), checking every name and shape."""
+    expected = unique_state_dict(model)
+    missing = sorted(set(expected) - set(tensors))
+    unexpected = sorted(set(tensors) - set(expected))
+    if missing or unexpected:
+        raise ValueError(
+            f"{source}: weights do not fit the model in config.json "
+            f"(missing {missing[:5]}, unexpected {unexpected[:5]})"
+        )
+    for name, value in tensors.items():
+        if value.shape != expected[name].shape:
+            raise ValueError(
+                f"{source}: {name} has shape {tuple(value.shape)}, "
+                f"config.json implies {tuple(expected[name].shape)}"
+            )
+    with torch.no_grad():
+        for name, value in tensors.items():
+            expected[name].copy_(value.to(expected[name].dtype))
+
+
+# --- model directories ------------------------------------------------------------------------
+
+
+def save_model_dir(
+    directory: str | Path,
+    model: nn.Module,
+    tokenizer: Tokenizer,
+    *,
+    data: dict[str, Any] | None = None,
+    dtype: torch.dtype | None = None,
+    extra: dict[str, Any] | None = None,
+) -> None:
+    """Write config.json, model.safetensors and spm.model (``dtype`` e.g. bf16 to halve size)."""
+    directory = Path(directory)
+    tensors = unique_state_dict(model)
+    if dtype is not None:
+        tensors = {k: v.to(dtype) if v.is_floating_point() else v for k, v in tensors.items()}
+    atomic_save_tensors(directory / WEIGHTS_FILE, tensors)
+    tokenizer.save(directory / TOKENIZER_FILE)
+    config = {
+        "format": "heedful",
+        "architecture": type(model).__name__,
+        "model": model.config.to_dict(),
+        "data": data or {},
+        "tokenizer": TOKENIZER_FILE,
+        "normalization": NORMALIZATION,
+        **(extra or {}),
+    }
+    atomic_write_json(directory / CONFIG_FILE, config)
+
+
+def load_model_dir(directory: str | Path, device: str | torch.device = "cpu"):
+    """Read a model directory -> (model in eval mode, tokenizer, the config.json dict)."""
+    from heedful.lm import DecoderOnlyLM
+    from heedful.model import Transformer
+
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise FileNotFoundError(f"model directory not found: {directory}")
+    meta = read_json(directory / CONFIG_FILE)
+    if meta.get("format") != "heedful":
+        raise ValueError(f"{directory / CONFIG_FILE}: not a heedful model directory")
+    try:
+        config = ModelConfig.from_dict(meta["model"])
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"{directory / CONFIG_FILE}: bad model section ({e})") from e
+    architectures = {"Transformer": Transformer, "DecoderOnlyLM": DecoderOnlyLM}
+    architecture = meta.get("architecture", "Transformer")
+    if architecture not in architectures:
+        raise ValueError(f"{directory / CONFIG_FILE}: unknown architecture {architecture!r}")
+    model = architectures[architecture](config)
+    weights = directory / WEIGHTS_FILE
+    load_weights(model, load_tensors(weights), weights)
+    tokenizer = Tokenizer.load(directory / meta.get("tokenizer", TOKENIZER_FILE))
+    return model.to(device).eval(), tokenizer, meta

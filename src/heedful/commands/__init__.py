@@ -1,0 +1,1 @@
+"""One module per `heedful` command: add_arguments(parser) and run(args)."""
