@@ -73,7 +73,10 @@ def scaled_dot_product_attention(
         positions = allowed_positions(
             n_queries, n_keys, causal=causal, window=window, offset=offset, device=q.device
         )
-        return _attention_with_weights(q, k, v, combine(key_mask, positions))
+        self_offset = offset if window is not None else None
+        return _attention_with_weights(
+            q, k, v, combine(key_mask, positions, self_offset=self_offset)
+        )
     if window is not None and window + 1 < n_keys:
         return _windowed_attention(q, k, v, key_mask, causal=causal, window=window), None
     if causal and n_queries == 1:
@@ -86,7 +89,9 @@ def scaled_dot_product_attention(
         return out, None
     if causal and (offset or key_mask is not None):
         # SDPA's is_causal aligns the top-left corners and excludes a mask: spell it out.
-        positions = allowed_positions(n_queries, n_keys, causal=True, offset=offset, device=q.device)
+        positions = allowed_positions(
+            n_queries, n_keys, causal=True, offset=offset, device=q.device
+        )
         mask, causal = combine(key_mask, positions), False
     else:
         mask = combine(key_mask, None)
@@ -120,12 +125,7 @@ def _windowed_attention(q, k, v, key_mask, *, causal: bool, window: int) -> Tens
             device=q.device,
         )  # fmt: skip
         keys_real = None if key_mask is None else key_mask[:, lo:hi]
-        mask = combine(keys_real, positions)
-        if keys_real is not None:
-            # A padding query may have no real key in its window: let it see itself, never NaN.
-            diagonal = torch.zeros_like(positions)
-            diagonal[:, offset + start - lo : offset + stop - lo].fill_diagonal_(True)
-            mask = mask | diagonal
+        mask = combine(keys_real, positions, self_offset=offset + start - lo)
         outputs.append(
             F.scaled_dot_product_attention(
                 q[:, :, start:stop], k[:, :, lo:hi], v[:, :, lo:hi], attn_mask=mask

@@ -40,9 +40,25 @@ def allowed_positions(
     return allowed
 
 
-def combine(key_mask: Tensor | None, positions: Tensor | None) -> Tensor | None:
-    """[B, S] key mask and [T, S] position mask -> one mask broadcastable to [B, H, T, S]."""
+def combine(
+    key_mask: Tensor | None, positions: Tensor | None, *, self_offset: int | None = None
+) -> Tensor | None:
+    """[B, S] key mask and [T, S] position mask -> one mask broadcastable to [B, H, T, S].
+
+    ``self_offset``: query t is key ``self_offset + t`` and may always see itself. Windows need
+    this: a padding query whose whole window is padding would otherwise see nothing and turn
+    into NaN, which the next layer would spread (0 x NaN is NaN).
+    """
     if key_mask is None:
         return None if positions is None else positions[None, None]  # [1, 1, T, S]
-    key_mask = key_mask[:, None, None, :]  # [B, 1, 1, S]
-    return key_mask if positions is None else key_mask & positions
+    mask = key_mask[:, None, None, :]  # [B, 1, 1, S]
+    if positions is None:
+        return mask
+    mask = mask & positions
+    if self_offset is not None:
+        n_queries, n_keys = positions.shape
+        t = torch.arange(n_queries, device=positions.device)
+        itself = torch.zeros(n_queries, n_keys, dtype=torch.bool, device=positions.device)
+        itself[t, t + self_offset] = True
+        mask = mask | itself
+    return mask

@@ -1,0 +1,203 @@
+"""The encoder-decoder and decoder-only models: masking, caching, observability, presets."""
+
+import pytest
+import torch
+
+from heedful import DecoderOnlyLM, HeadMask, ModelConfig, Transformer
+from heedful.layers import sinusoidal_positions
+
+V = 40
+
+
+def make(config_overrides=None, cls=Transformer, seed=0):
+    torch.manual_seed(seed)
+    config = ModelConfig.tiny(V, dropout=0.0, **(config_overrides or {}))
+    return cls(config).eval()
+
+
+def random_ids(b, n, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randint(3, V, (b, n), generator=g)
+
+
+VARIANTS = {
+    "post-LN": {},
+    "pre-LN": {"norm_first": True},
+    "window-2": {"attention_window": 2},
+    "gelu-concat-unshared": {"activation": "gelu", "positional": "sinusoidal_concat",
+                             "share_embeddings": "none", "output_bias": True},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("grad", [False, True], ids=["inference", "autograd"])
+def test_decoder_is_causal(variant, grad):
+    model = make(VARIANTS[variant])
+    src, tgt = random_ids(2, 7), random_ids(2, 9, seed=1)
+    changed = tgt.clone()
+    changed[:, 5:] = random_ids(2, 4, seed=2)
+    with torch.set_grad_enabled(grad):
+        a, b = model(src, tgt), model(src, changed)
+    torch.testing.assert_close(a[:, :5], b[:, :5], atol=1e-5, rtol=1e-5)
+    assert (a[:, 5:] - b[:, 5:]).abs().max() > 1e-3  # the later positions do see the change
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_source_padding_changes_no_logit(variant):
+    model = make(VARIANTS[variant])
+    src, tgt = random_ids(2, 6), random_ids(2, 5, seed=1)
+    padded = torch.cat([src, torch.zeros(2, 4, dtype=torch.long)], dim=1)
+    with torch.no_grad():
+        torch.testing.assert_close(model(src, tgt), model(padded, tgt), atol=1e-5, rtol=1e-5)
+    mixed = padded.clone()
+    mixed[1, 6:] = random_ids(1, 4, seed=3)  # real tokens where row 0 has padding
+    with torch.no_grad():
+        torch.testing.assert_close(model(mixed, tgt)[0], model(src, tgt)[0], atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_cached_decoding_equals_full_forward(variant):
+    model = make(VARIANTS[variant])
+    src = random_ids(3, 8)
+    src[2, 5:] = model.config.pad_id
+    tgt = random_ids(3, 7, seed=1)
+    with torch.no_grad():
+        full = model(src, tgt)
+        cache = model.start_decoding(model.encode(src))
+        steps = []
+        for t in range(tgt.shape[1]):
+            step = model.decode_step(tgt[:, t : t + 1], cache)
+            cache = step.cache
+            steps.append(step.logits)
+        # and several positions at once after a prefix
+        cache = model.start_decoding(model.encode(src))
+        first = model.decode_step(tgt[:, :3], cache)
+        rest = model.decode_step(tgt[:, 3:], first.cache)
+    torch.testing.assert_close(torch.cat(steps, 1), full, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(
+        torch.cat([first.logits, rest.logits], 1), full, atol=1e-5, rtol=1e-5
+    )
+    assert rest.cache.length == tgt.shape[1]
+    assert rest.cache.self_kv[0].length == tgt.shape[1]
+
+
+@pytest.mark.parametrize("variant", ["post-LN", "pre-LN", "window-2"])
+def test_decoder_only_cached_equals_full(variant):
+    model = make(VARIANTS[variant], cls=DecoderOnlyLM)
+    ids = random_ids(2, 10)
+    with torch.no_grad():
+        full = model(ids)
+        cache, steps = model.start_decoding(), []
+        for t in range(ids.shape[1]):
+            step = model.decode_step(ids[:, t : t + 1], cache)
+            cache = step.cache
+            steps.append(step.logits)
+    torch.testing.assert_close(torch.cat(steps, 1), full, atol=1e-5, rtol=1e-5)
+    changed = ids.clone()
+    changed[:, 6:] = random_ids(2, 4, seed=5)
+    with torch.no_grad():
+        torch.testing.assert_close(model(changed)[:, :6], full[:, :6], atol=1e-5, rtol=1e-5)
+
+
+def test_cache_reorder_follows_the_rows():
+    model = make()
+    src, tgt = random_ids(3, 6), random_ids(3, 4, seed=1)
+    index = torch.tensor([2, 0, 0])
+    with torch.no_grad():
+        cache = model.start_decoding(model.encode(src))
+        step = model.decode_step(tgt[:, :2], cache)
+        reordered = model.decode_step(tgt[index, 2:], step.cache.reorder(index))
+        expected = model(src[index], tgt[index])
+    torch.testing.assert_close(reordered.logits, expected[:, 2:], atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_asking_for_attention_changes_no_logit(variant):
+    model = make(VARIANTS[variant])
+    src, tgt = random_ids(2, 9), random_ids(2, 6, seed=1)
+    src[1, 6:] = model.config.pad_id
+    with torch.no_grad():
+        plain = model(src, tgt)
+        out = model(src, tgt, return_attention=True)
+    assert (out.logits - plain).abs().max() <= 1e-5
+    c = model.config
+    a = out.attention
+    assert a.encoder_self.shape == (c.n_encoder_layers, 2, c.n_heads, 9, 9)
+    assert a.decoder_self.shape == (c.n_decoder_layers, 2, c.n_heads, 6, 6)
+    assert a.cross.shape == (c.n_decoder_layers, 2, c.n_heads, 6, 9)
+    for w in (a.encoder_self, a.decoder_self, a.cross):
+        torch.testing.assert_close(w.sum(-1), torch.ones(w.shape[:-1]))
+    assert (a.cross[:, 1, :, :, 6:] == 0).all()  # padded source positions
+    assert (a.decoder_self.triu(1) == 0).all()  # future target positions
+    assert (a.encoder_self[:, 0].triu(1) > 0).any()  # the encoder sees both ways
+
+
+def test_lm_attention_and_step_attention():
+    model = make(cls=DecoderOnlyLM)
+    ids = random_ids(1, 5)
+    with torch.no_grad():
+        out = model(ids, return_attention=True)
+        step = model.decode_step(ids, model.start_decoding(), return_attention=True)
+    assert out.attention.decoder_self.shape == (2, 1, 4, 5, 5)
+    assert (out.attention.decoder_self.triu(1) == 0).all()
+    torch.testing.assert_close(step.attention.decoder_self, out.attention.decoder_self)
+    assert (out.logits - model(ids)).abs().max() <= 1e-5
+
+
+def test_head_mask_silences_only_the_chosen_head():
+    model = make()
+    src, tgt = random_ids(1, 6), random_ids(1, 5, seed=1)
+    layers, heads = model.config.n_decoder_layers, model.config.n_heads
+    keep_all = HeadMask(cross=torch.ones(layers, heads))
+    one_off = torch.ones(layers, heads)
+    one_off[1, 2] = 0
+    with torch.no_grad():
+        base = model(src, tgt)
+        same = model(src, tgt, head_mask=keep_all)
+        masked = model(src, tgt, head_mask=HeadMask(cross=one_off))
+    torch.testing.assert_close(base, same)
+    assert (masked - base).abs().max() > 1e-4
+
+
+def test_sinusoids_follow_the_paper():
+    pe = sinusoidal_positions(50, 8)
+    pos, i = 7, 2  # PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(...)
+    angle = torch.tensor(pos / 10000 ** (2 * i / 8))
+    torch.testing.assert_close(pe[pos, 2 * i], angle.sin())
+    torch.testing.assert_close(pe[pos, 2 * i + 1], angle.cos())
+    concat = sinusoidal_positions(50, 8, "sinusoidal_concat")
+    torch.testing.assert_close(concat[pos, i], angle.sin())
+    torch.testing.assert_close(concat[pos, 4 + i], angle.cos())
+
+
+def expected_parameters(v, d, d_ff, n_enc, n_dec):
+    attention = 4 * (d * d + d)
+    ffn = d * d_ff + d_ff + d_ff * d + d
+    norm = 2 * d
+    return v * d + n_enc * (attention + ffn + 2 * norm) + n_dec * (2 * attention + ffn + 3 * norm)
+
+
+@pytest.mark.parametrize("name,d,d_ff", [("base", 512, 2048), ("big", 1024, 4096)])
+def test_paper_presets_parameter_count(name, d, d_ff):
+    config = ModelConfig.preset(name, 37000)
+    assert (config.d_model, config.d_ff, config.n_encoder_layers) == (d, d_ff, 6)
+    with torch.device("meta"):
+        model = Transformer(config)
+    assert model.num_parameters() == expected_parameters(37000, d, d_ff, 6, 6)
+
+
+def test_config_errors_are_clear():
+    with pytest.raises(ValueError, match="divisible"):
+        ModelConfig.tiny(10, n_heads=3)
+    with pytest.raises(ValueError, match="joint vocabulary"):
+        ModelConfig(src_vocab_size=10, tgt_vocab_size=12, share_embeddings="all")
+    with pytest.raises(ValueError, match="unknown preset"):
+        ModelConfig.preset("huge", 10)
+    with pytest.raises(ValueError, match="unknown ModelConfig field"):
+        ModelConfig.from_dict({"src_vocab_size": 1, "tgt_vocab_size": 1, "colour": "red"})
+    model = make({"max_positions": 8})
+    with pytest.raises(ValueError, match="max_positions"):
+        model(random_ids(1, 9), random_ids(1, 2))
+    config = ModelConfig.small(100, 120)
+    assert config.share_embeddings == "decoder"
+    assert ModelConfig.from_dict(config.to_dict()) == config
