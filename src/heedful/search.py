@@ -1,0 +1,343 @@
+"""Decoding as pure functions over a step callback: greedy search, beam search and sampling.
+
+A model enters only through two things, so the same functions decode the Transformer and the
+decoder-only language model:
+
+    step(tokens [B, t], cache) -> Stepped(logits [B, V], cache)   # t = 1 after the first call
+    cache.reorder(index [B'])  -> cache with rows index[0], index[1], ...
+
+Every function starts from ``tokens`` [B, t0] (the decoder's start token, or a language-model
+prompt) and returns, per input row, Hypotheses of generated tokens. ``max_length`` counts
+generated tokens, end-of-sentence included; ``min_length`` forbids end-of-sentence before that
+many tokens. Rows that finish leave the batch, so the step only ever computes live rows.
+
+Beam search follows Hugging Face ``generate`` (transformers 5) step for step: 2K candidates per
+sentence; end-of-sentence candidates ranked within the first K become finished hypotheses scored
+log P(Y) / lp(|Y|) with |Y| counting the end-of-sentence token; a sentence stops when it holds K
+finished hypotheses and its best live beam, scored as if it ended now, cannot beat the worst.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import torch
+from torch import Tensor
+
+NEG_INF = float("-inf")
+PenaltyForm = Literal["gnmt", "power"]
+
+
+@dataclass(frozen=True)
+class LengthPenalty:
+    """Divides a hypothesis's log-probability so that longer outputs are not unfairly penalised.
+
+    ``gnmt``: ((5 + |Y|) / 6)^α (Wu et al., 2016), which the paper (§6.1) and tensor2tensor use
+    with α = 0.6; ``power``: |Y|^α, as fairseq, Hugging Face and CTranslate2. α = 0: no penalty.
+    """
+
+    alpha: float = 0.6
+    form: PenaltyForm = "gnmt"
+
+    def __post_init__(self) -> None:
+        if self.form not in ("gnmt", "power"):
+            raise ValueError(f"length penalty form must be gnmt or power, not {self.form!r}")
+
+    def __call__(self, length: int) -> float:
+        if self.form == "gnmt":
+            return ((5 + length) / 6) ** self.alpha
+        return float(length) ** self.alpha
+
+
+@dataclass
+class Stepped:
+    """What one step returns: the next-token logits of every row and the extended cache.
+
+    ``trace``: optional per-row tensors [B, ...] (e.g. this step's attention weights) that the
+    search carries along each hypothesis when asked to (``keep_trace=True``).
+    """
+
+    logits: Tensor  # [B, V]
+    cache: Any
+    trace: tuple[Tensor, ...] = ()
+
+
+Step = Callable[[Tensor, Any], Stepped]
+
+
+@dataclass
+class Hypothesis:
+    """One output: generated tokens (ending with EOS unless cut at max_length) and its score."""
+
+    tokens: list[int]
+    score: float  # beam search: log_prob / lp(len(tokens)); otherwise log_prob
+    log_prob: float  # sum of the tokens' log-probabilities
+    trace: list[tuple[Tensor, ...]] | None = None  # per generated token, when keep_trace
+    _origin: tuple[int, int] | None = field(default=None, repr=False)  # (step, row) for traces
+
+
+@dataclass
+class BeamState:
+    """The live beams after t steps. K beams per sentence (1 before the first step)."""
+
+    sentences: Tensor  # [n] each live sentence's row in the caller's batch
+    tokens: Tensor  # [n*K, t] tokens generated so far, beams of a sentence adjacent
+    scores: Tensor  # [n, K] sum of log-probabilities of each beam
+    cache: Any  # n*K rows, in the same order as tokens
+
+
+class _Traces:
+    """Per-step traces and back-pointers, so a hypothesis's trace is rebuilt only at the end."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+        self.steps: list[tuple[Tensor, ...]] = []  # step u: tensors over that step's rows
+        self.parents: list[list[int]] = []  # step u >= 1: row at step u -> row at step u-1
+
+    def record(self, trace: tuple[Tensor, ...]) -> None:
+        if self.enabled:
+            self.steps.append(trace)
+
+    def link(self, index: Tensor | None, rows: int = 0) -> None:
+        """The next step's row r continues this step's row index[r] (None: the same rows)."""
+        if self.enabled:
+            self.parents.append(list(range(rows)) if index is None else index.tolist())
+
+    def resolve(self, hypothesis: Hypothesis) -> Hypothesis:
+        if self.enabled and hypothesis._origin is not None:
+            step, row = hypothesis._origin
+            out = []
+            for u in range(step, -1, -1):
+                out.append(tuple(t[row] for t in self.steps[u]))
+                if u:
+                    row = self.parents[u - 1][row]
+            hypothesis.trace = out[::-1]
+        return hypothesis
+
+
+def _mask_logits(logp: Tensor, banned: Sequence[int], eos_id: int, allow_eos: bool) -> Tensor:
+    if banned:
+        logp[:, list(banned)] = NEG_INF
+    if not allow_eos:
+        logp[:, eos_id] = NEG_INF
+    return logp
+
+
+def _max_lengths(max_length: int | Sequence[int], batch: int) -> list[int]:
+    lengths = [max_length] * batch if isinstance(max_length, int) else list(max_length)
+    if len(lengths) != batch or min(lengths, default=1) < 1:
+        raise ValueError(f"max_length must be >= 1 for each of the {batch} rows, not {max_length}")
+    return lengths
+
+
+def beam_search(
+    step: Step,
+    cache: Any,
+    tokens: Tensor,
+    *,
+    beam_size: int,
+    eos_id: int,
+    max_length: int | Sequence[int],
+    min_length: int = 0,
+    length_penalty: LengthPenalty = LengthPenalty(),
+    n_best: int = 1,
+    banned: Sequence[int] = (),
+    keep_trace: bool = False,
+) -> list[list[Hypothesis]]:
+    """Beam search from ``tokens`` [B, t0]; returns, per row, its n_best hypotheses, best first.
+
+    ``banned``: ids never generated (e.g. padding). ``max_length``: one value, or one per row.
+    """
+    if not 1 <= n_best <= beam_size:
+        raise ValueError(f"n_best must be between 1 and beam_size={beam_size}, not {n_best}")
+    batch, K = tokens.shape[0], beam_size
+    max_len = torch.tensor(_max_lengths(max_length, batch))
+    finished: list[list[Hypothesis]] = [[] for _ in range(batch)]  # best first, at most K
+    traces = _Traces(keep_trace)
+    state = BeamState(
+        sentences=torch.arange(batch),
+        tokens=tokens.new_empty(batch, 0),
+        scores=torch.zeros(batch, 1),
+        cache=cache,
+    )
+    inputs, t = tokens, 0
+    while True:
+        out = step(inputs, state.cache)
+        n, k = state.scores.shape
+        logp = out.logits.float().log_softmax(dim=-1)  # [n*k, V]
+        logp = _mask_logits(logp, banned, eos_id, allow_eos=t >= min_length)
+        V = logp.shape[-1]
+        candidates = (state.scores.unsqueeze(-1) + logp.view(n, k, V)).view(n, k * V)
+        top_scores, top_index = candidates.topk(min(2 * K, k * V), dim=1)  # [n, 2K], sorted
+        top_tokens = top_index % V
+        top_rows = top_index // V + torch.arange(n).unsqueeze(1) * k  # rows of this step
+        at_max = (t + 1 >= max_len.index_select(0, state.sentences)).unsqueeze(1)  # [n, 1]
+        stops = (top_tokens == eos_id) | at_max  # [n, 2K]
+        traces.record(out.trace)
+
+        # Candidates ranked within the first K that stop become finished hypotheses.
+        new_finished = stops[:, :K] & (top_scores[:, :K] > NEG_INF)
+        if new_finished.any():
+            lp = length_penalty(t + 1)
+            sentences = state.sentences.tolist()
+            for i, j in new_finished.nonzero().tolist():
+                row = int(top_rows[i, j])
+                log_prob = float(top_scores[i, j])
+                hypothesis = Hypothesis(
+                    state.tokens[row].tolist() + [int(top_tokens[i, j])],
+                    log_prob / lp, log_prob, _origin=(t, row),
+                )  # fmt: skip
+                _add_finished(finished[sentences[i]], hypothesis, K)
+
+        # The K best candidates that did not stop are the next beams.
+        keep = top_scores.masked_fill(stops, NEG_INF).topk(K, dim=1).indices  # [n, K]
+        scores = top_scores.gather(1, keep)
+        rows = top_rows.gather(1, keep)
+        next_tokens = top_tokens.gather(1, keep)
+        live = ~at_max.squeeze(1) & scores[:, 0].gt(NEG_INF)
+        if live.any():
+            best_now = scores[:, 0] / length_penalty(t + 1)
+            for i, s in enumerate(state.sentences.tolist()):
+                done = finished[s]
+                if live[i] and len(done) == K and not best_now[i] > done[-1].score:
+                    live[i] = False
+        if not live.any():
+            break
+        if not live.all():
+            scores, rows, next_tokens = scores[live], rows[live], next_tokens[live]
+        index = rows.view(-1)
+        inputs = next_tokens.view(-1, 1)
+        state = BeamState(
+            state.sentences[live],
+            torch.cat([state.tokens.index_select(0, index), inputs], dim=1),
+            scores,
+            out.cache.reorder(index),
+        )
+        traces.link(index)
+        t += 1
+    return [[traces.resolve(h) for h in done[:n_best]] for done in finished]
+
+
+def _add_finished(done: list[Hypothesis], hypothesis: Hypothesis, size: int) -> None:
+    """Insert into a best-first list, keeping at most ``size`` (a later equal score goes after)."""
+    position = len(done)
+    while position and done[position - 1].score < hypothesis.score:
+        position -= 1
+    if position < size:
+        done.insert(position, hypothesis)
+        del done[size:]
+
+
+def greedy_search(
+    step: Step,
+    cache: Any,
+    tokens: Tensor,
+    *,
+    eos_id: int,
+    max_length: int | Sequence[int],
+    min_length: int = 0,
+    banned: Sequence[int] = (),
+    keep_trace: bool = False,
+) -> list[Hypothesis]:
+    """The most probable next token at every step, from ``tokens`` [B, t0]; one per row."""
+    return _one_path(
+        step, cache, tokens, lambda logp: logp.argmax(dim=-1), eos_id=eos_id,
+        max_length=max_length, min_length=min_length, banned=banned, keep_trace=keep_trace,
+    )  # fmt: skip
+
+
+def sample(
+    step: Step,
+    cache: Any,
+    tokens: Tensor,
+    *,
+    eos_id: int,
+    max_length: int | Sequence[int],
+    min_length: int = 0,
+    temperature: float = 1.0,
+    top_k: int = 0,
+    top_p: float = 1.0,
+    banned: Sequence[int] = (),
+    generator: torch.Generator | None = None,
+    keep_trace: bool = False,
+) -> list[Hypothesis]:
+    """Draw each next token from softmax(logits / temperature), restricted to the ``top_k`` most
+    probable tokens (0: all) and to the smallest set whose probability reaches ``top_p``."""
+    if temperature <= 0:
+        raise ValueError(f"temperature must be > 0, not {temperature} (use greedy_search)")
+    if not 0 < top_p <= 1:
+        raise ValueError(f"top_p must be in (0, 1], not {top_p}")
+
+    def choose(logp: Tensor) -> Tensor:
+        logits = logp / temperature
+        if 0 < top_k < logits.shape[-1]:
+            kth = logits.topk(top_k, dim=-1).values[:, -1:]
+            logits = logits.masked_fill(logits < kth, NEG_INF)
+        if top_p < 1:
+            sorted_logits, order = logits.sort(dim=-1, descending=True)
+            probs = sorted_logits.softmax(dim=-1)
+            # drop a token when the tokens before it already reach top_p (the first always stays)
+            drop = probs.cumsum(dim=-1) - probs >= top_p
+            logits = logits.scatter(1, order, sorted_logits.masked_fill(drop, NEG_INF))
+        return torch.multinomial(logits.softmax(dim=-1), 1, generator=generator).squeeze(1)
+
+    return _one_path(
+        step, cache, tokens, choose, eos_id=eos_id, max_length=max_length,
+        min_length=min_length, banned=banned, keep_trace=keep_trace,
+    )  # fmt: skip
+
+
+def _one_path(
+    step: Step,
+    cache: Any,
+    tokens: Tensor,
+    choose: Callable[[Tensor], Tensor],
+    *,
+    eos_id: int,
+    max_length: int | Sequence[int],
+    min_length: int,
+    banned: Sequence[int],
+    keep_trace: bool,
+) -> list[Hypothesis]:
+    """Greedy search and sampling: one hypothesis per row; finished rows leave the batch."""
+    batch = tokens.shape[0]
+    max_len = torch.tensor(_max_lengths(max_length, batch))
+    results: list[Hypothesis | None] = [None] * batch
+    traces = _Traces(keep_trace)
+    rows = torch.arange(batch)  # each live row's index in the caller's batch
+    generated = tokens.new_empty(batch, 0)
+    log_probs = torch.zeros(batch)
+    inputs, t = tokens, 0
+    while True:
+        out = step(inputs, cache)
+        logp = out.logits.float().log_softmax(dim=-1)  # [n, V]
+        logp = _mask_logits(logp, banned, eos_id, allow_eos=t >= min_length)
+        chosen = choose(logp)  # [n]
+        log_probs = log_probs + logp.gather(1, chosen.unsqueeze(1)).squeeze(1)
+        generated = torch.cat([generated, chosen.unsqueeze(1)], dim=1)
+        traces.record(out.trace)
+        stops = (chosen == eos_id) | (t + 1 >= max_len.index_select(0, rows))
+        if stops.any():
+            for i in stops.nonzero().flatten().tolist():
+                results[int(rows[i])] = traces.resolve(
+                    Hypothesis(
+                        generated[i].tolist(),
+                        float(log_probs[i]),
+                        float(log_probs[i]),
+                        _origin=(t, i),
+                    )  # fmt: skip
+                )
+            if stops.all():
+                break
+            live = (~stops).nonzero().flatten()
+            rows, generated, log_probs = rows[live], generated[live], log_probs[live]
+            chosen = chosen[live]
+            cache = out.cache.reorder(live)
+            traces.link(live)
+        else:
+            cache = out.cache
+            traces.link(None, len(rows))
+        inputs, t = chosen.unsqueeze(1), t + 1
+    return results  # type: ignore[return-value]

@@ -1,0 +1,332 @@
+"""Translate text with a trained Transformer: batching, beam search, int8, attention capture.
+
+    >>> translator = Translator.load("models/es-en")
+    >>> translator.translate(["Hola, mundo."])
+    ['Hello, world.']
+
+The Translator only prepares batches and turns ids into text; the searches themselves live in
+``heedful.search`` and see the model through one step function. Special ids (pad, end of
+sentence, the decoder's start token) come from ``model.config``, so an imported Marian model with
+its own tokenizer (anything with ``encode``, ``encode_batch``, ``decode`` and ``pieces``) works
+the same way.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import Tensor, nn
+
+from heedful.attended import Attended
+from heedful.model import DecoderCache, Transformer
+from heedful.search import (
+    Hypothesis,
+    LengthPenalty,
+    PenaltyForm,
+    Stepped,
+    beam_search,
+    greedy_search,
+)
+
+EXTRA_LENGTH = 50  # maximum output length = source length + 50 (paper §6.1)
+
+
+@dataclass
+class Translation:
+    """One of a source's n best translations."""
+
+    text: str
+    score: float
+    tokens: list[int]  # generated ids, ending with end-of-sentence unless cut at max_length
+
+
+@dataclass
+class _BeamCache:
+    """A DecoderCache whose rows come in groups of ``group`` beams of one sentence.
+
+    While beams only move within their sentence, the cross-attention keys and values (the same
+    for every beam of a sentence) stay where they are: only the self-attention cache is reordered.
+    """
+
+    inner: DecoderCache
+    group: int
+
+    def reorder(self, index: Tensor) -> _BeamCache:
+        rows = self.inner.memory_mask.shape[0]
+        if self.group > 1 and index.numel() == rows:
+            groups = torch.arange(rows) // self.group
+            if torch.equal(index // self.group, groups):
+                self_kv = [None if kv is None else kv.select(index) for kv in self.inner.self_kv]
+                return _BeamCache(replace(self.inner, self_kv=self_kv), self.group)
+        return _BeamCache(self.inner.reorder(index), self.group)
+
+
+class Translator:
+    """A Transformer and its tokenizer, ready to translate.
+
+    ``meta``: the model directory's config.json (data, language pair), if any.
+    """
+
+    def __init__(self, model: Transformer, tokenizer: Any, meta: dict[str, Any] | None = None):
+        if not hasattr(model, "encode"):
+            raise ValueError(
+                f"a Translator needs an encoder-decoder model, not {type(model).__name__}"
+            )
+        self.model = model.eval()
+        self.tokenizer = tokenizer
+        self.meta = meta or {}
+        self.config = model.config
+
+    @classmethod
+    def load(
+        cls,
+        model_dir: str | Path,
+        *,
+        device: str | torch.device = "cpu",
+        quantize: str | None = None,
+    ) -> Translator:
+        """Load a model directory; ``quantize="int8"``: dynamic int8 linear layers (CPU)."""
+        from heedful.checkpoint import load_model_dir
+
+        model, tokenizer, meta = load_model_dir(model_dir, device=device)
+        if meta.get("architecture", "Transformer") != "Transformer":
+            raise ValueError(
+                f"{Path(model_dir) / 'config.json'}: a {meta['architecture']} cannot translate; "
+                "use `heedful lm` for language models"
+            )
+        if quantize is not None:
+            model = quantize_model(model, quantize)
+        return cls(model, tokenizer, meta)
+
+    # --- text ----------------------------------------------------------------------------------
+
+    def translate(
+        self,
+        texts: list[str],
+        beam_size: int = 4,
+        *,
+        max_length: int | None = None,
+        min_length: int = 0,
+        length_penalty: float = 0.6,
+        length_penalty_form: PenaltyForm = "gnmt",
+        batch_size: int = 32,
+    ) -> list[str]:
+        """Translate each text (best hypothesis); empty or blank texts give ""."""
+        n_best = self.translate_n_best(
+            texts, beam_size, n_best=1, max_length=max_length, min_length=min_length,
+            length_penalty=length_penalty, length_penalty_form=length_penalty_form,
+            batch_size=batch_size,
+        )  # fmt: skip
+        return [options[0].text for options in n_best]
+
+    def translate_n_best(
+        self,
+        texts: list[str],
+        beam_size: int = 4,
+        *,
+        n_best: int = 1,
+        max_length: int | None = None,
+        min_length: int = 0,
+        length_penalty: float = 0.6,
+        length_penalty_form: PenaltyForm = "gnmt",
+        batch_size: int = 32,
+    ) -> list[list[Translation]]:
+        """The ``n_best`` translations of each text, best first, with their scores."""
+        if isinstance(texts, str):
+            raise TypeError("translate takes a list of texts; wrap a single text in a list")
+        src_ids = self.tokenizer.encode_batch(list(texts))
+        todo = [
+            i
+            for i, (text, ids) in enumerate(zip(texts, src_ids, strict=True))
+            if self._has_content(text, ids)
+        ]
+        hypotheses = self.generate(
+            [src_ids[i] for i in todo], beam_size, max_length=max_length, min_length=min_length,
+            length_penalty=length_penalty, length_penalty_form=length_penalty_form, n_best=n_best,
+            batch_size=batch_size,
+        )  # fmt: skip
+        out: list[list[Translation]] = [[Translation("", 0.0, [])] for _ in texts]
+        for i, options in zip(todo, hypotheses, strict=True):
+            out[i] = [Translation(self._text(h.tokens), h.score, h.tokens) for h in options]
+        return out
+
+    def _has_content(self, text: str, ids: list[int]) -> bool:
+        return bool(text.strip()) and any(i != self.config.eos_id for i in ids)
+
+    def _text(self, tokens: list[int]) -> str:
+        return self.tokenizer.decode([i for i in tokens if i != self.config.eos_id])
+
+    # --- ids -----------------------------------------------------------------------------------
+
+    @torch.inference_mode()
+    def generate(
+        self,
+        src_ids: list[list[int]],
+        beam_size: int = 4,
+        *,
+        max_length: int | None = None,
+        min_length: int = 0,
+        length_penalty: float = 0.6,
+        length_penalty_form: PenaltyForm = "gnmt",
+        n_best: int = 1,
+        batch_size: int = 32,
+        keep_attention: bool = False,
+    ) -> list[list[Hypothesis]]:
+        """Token-id level translation: per source (ids ending with end-of-sentence), its n_best
+        hypotheses, best first. ``max_length``: generated tokens at most, default source length
+        + 50; ``min_length``: no end-of-sentence before that many tokens. Sources are sorted by
+        length into batches of ``batch_size``; results come back in the caller's order.
+        ``keep_attention``: each hypothesis's trace holds, per token, its decoder self-attention
+        [L, H, t] and cross-attention [L, H, S] (beam search reorders them with the beams).
+        """
+        if beam_size < 1:
+            raise ValueError(f"beam_size must be >= 1, not {beam_size}")
+        if beam_size == 1 and n_best != 1:
+            raise ValueError(f"n_best={n_best} needs beam_size >= n_best")
+        sources = [self._fit_source(ids, i) for i, ids in enumerate(src_ids)]
+        penalty = LengthPenalty(length_penalty, length_penalty_form)
+        order = sorted(range(len(sources)), key=lambda i: -len(sources[i]))
+        results: list[list[Hypothesis]] = [[] for _ in sources]
+        for start in range(0, len(order), batch_size):
+            batch = order[start : start + batch_size]
+            lengths = [self._max_length(len(sources[i]), max_length) for i in batch]
+            found = self._search(
+                [sources[i] for i in batch], lengths, beam_size=beam_size, min_length=min_length,
+                length_penalty=penalty, n_best=n_best, keep_attention=keep_attention,
+            )  # fmt: skip
+            for i, hypotheses in zip(batch, found, strict=True):
+                results[i] = hypotheses
+        return results
+
+    def _search(self, sources, max_lengths, *, beam_size, min_length, length_penalty, n_best,
+                keep_attention) -> list[list[Hypothesis]]:  # fmt: skip
+        config = self.config
+        src = self._pad(sources)
+        memory = self.model.encode(src)
+        cache = _BeamCache(self.model.start_decoding(memory), beam_size)
+        start = torch.full((len(sources), 1), config.start_id, dtype=torch.long, device=src.device)
+        step = self._step_function(keep_attention)
+        common = dict(
+            eos_id=config.eos_id, max_length=max_lengths, min_length=min_length,
+            banned=self.banned_ids(), keep_trace=keep_attention,
+        )  # fmt: skip
+        if beam_size == 1:
+            return [[h] for h in greedy_search(step, cache, start, **common)]
+        return beam_search(
+            step, cache, start, beam_size=beam_size, length_penalty=length_penalty,
+            n_best=n_best, **common,
+        )  # fmt: skip
+
+    def _step_function(self, keep_attention: bool):
+        model = self.model
+
+        def step(tokens: Tensor, cache: _BeamCache) -> Stepped:
+            out = model.decode_step(tokens, cache.inner, return_attention=keep_attention)
+            trace = ()
+            if keep_attention:  # [L, B, H, 1, *] -> [B, L, H, *]
+                attention = out.attention
+                trace = (attention.decoder_self[:, :, :, -1].transpose(0, 1),
+                         attention.cross[:, :, :, -1].transpose(0, 1))  # fmt: skip
+            return Stepped(out.logits[:, -1], _BeamCache(out.cache, cache.group), trace)
+
+        return step
+
+    def banned_ids(self) -> list[int]:
+        """Ids never generated: padding, and the start token unless it is end-of-sentence."""
+        config = self.config
+        return sorted({config.pad_id, config.start_id} - {config.eos_id})
+
+    def _pad(self, sources: list[list[int]]) -> Tensor:
+        device = next(self.model.parameters()).device
+        src = torch.full(
+            (len(sources), max(map(len, sources))), self.config.pad_id, dtype=torch.long
+        )
+        for i, ids in enumerate(sources):
+            src[i, : len(ids)] = torch.tensor(ids, dtype=torch.long)
+        return src.to(device)
+
+    def _fit_source(self, ids: list[int], index: int) -> list[int]:
+        limit = self.config.max_positions
+        ids = list(ids) or [self.config.eos_id]
+        if len(ids) > limit:
+            warnings.warn(
+                f"source {index} has {len(ids)} tokens, more than the model's max_positions="
+                f"{limit}; translating its first {limit - 1} tokens only",
+                stacklevel=3,
+            )
+            ids = ids[: limit - 1] + [self.config.eos_id]
+        return ids
+
+    def _max_length(self, source_length: int, max_length: int | None) -> int:
+        wanted = source_length + EXTRA_LENGTH if max_length is None else max_length
+        return max(1, min(wanted, self.config.max_positions))
+
+    # --- attention -----------------------------------------------------------------------------
+
+    def attend(self, source: str, target: str | None = None, beam_size: int = 4) -> Attended:
+        """Every attention weight for one sentence: of the translation found by beam search
+        (the final hypothesis's own weights), or, with ``target``, of that target forced."""
+        src_ids = self._fit_source(self.tokenizer.encode(source), 0)
+        if target is None:
+            return self.attend_ids(src_ids, None, beam_size=beam_size, source=source)
+        return self.attend_ids(src_ids, self.tokenizer.encode(target), source=source)
+
+    @torch.inference_mode()
+    def attend_ids(
+        self,
+        src_ids: list[int],
+        tgt_ids: list[int] | None = None,
+        *,
+        beam_size: int = 4,
+        source: str | None = None,
+    ) -> Attended:
+        """``attend`` at id level: ``tgt_ids`` are the tokens the decoder is to produce."""
+        src = self._pad([src_ids])
+        encoder_self = self.model.encode(src, return_attention=True).attention[:, 0]
+        score = None
+        if tgt_ids is None:
+            (best,) = self.generate([src_ids], beam_size, keep_attention=True)[0][:1]
+            tgt_ids, score = best.tokens, best.score
+            cross = torch.stack([c for _, c in best.trace], dim=2)  # [L, H, T, S]
+            T = len(best.trace)
+            decoder_self = cross.new_zeros(cross.shape[0], cross.shape[1], T, T)
+            for t, (d, _) in enumerate(best.trace):
+                decoder_self[:, :, t, : t + 1] = d
+        else:
+            tgt_in = torch.tensor([[self.config.start_id, *tgt_ids[:-1]]], device=src.device)
+            attention = self.model(src, tgt_in, return_attention=True).attention
+            decoder_self, cross = attention.decoder_self[:, 0], attention.cross[:, 0]
+        return Attended(
+            source=source if source is not None else self._text(src_ids),
+            translation=self._text(tgt_ids),
+            source_pieces=self.tokenizer.pieces(src_ids),
+            target_pieces=self.tokenizer.pieces(tgt_ids),
+            encoder_self=encoder_self,
+            decoder_self=decoder_self,
+            cross=cross,
+            score=score,
+        )
+
+
+def quantize_model(model: nn.Module, kind: str = "int8") -> nn.Module:
+    """PyTorch dynamic quantisation of every linear layer (weights int8, activations quantised on
+    the fly), for CPU inference. Returns a new model; embeddings stay float."""
+    if kind != "int8":
+        raise ValueError(f"unknown quantization {kind!r}; the only one is int8")
+    from heedful.attention import MultiHeadAttention
+
+    with warnings.catch_warnings():  # torch deprecates the API in favour of torchao
+        warnings.simplefilter("ignore")
+        quantized = torch.ao.quantization.quantize_dynamic(
+            model.eval(), {nn.Linear}, dtype=torch.qint8, inplace=False
+        )
+    for module in quantized.modules():
+        if isinstance(module, MultiHeadAttention):
+            # The fused K/V projection reads k_proj.weight, which a quantised layer lacks:
+            # project K and V with the two quantised layers instead.
+            module._project_self = module.project
+    return quantized
