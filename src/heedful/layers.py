@@ -96,6 +96,11 @@ class Residual(nn.Module):
         return x if self.norm_first else self.norm(x)
 
 
+def final_norm(config: ModelConfig) -> nn.LayerNorm | None:
+    """pre-LN stacks end with a LayerNorm (the last residual sum is otherwise unnormalised)."""
+    return nn.LayerNorm(config.d_model, config.layer_norm_eps) if config.norm_first else None
+
+
 @dataclass
 class LayerOutput:
     x: Tensor  # [B, T, d_model]

@@ -13,7 +13,7 @@ from torch import Tensor, nn
 
 from heedful.attention import KeyValue
 from heedful.config import ModelConfig
-from heedful.layers import Embeddings, EncoderLayer
+from heedful.layers import Embeddings, EncoderLayer, final_norm
 from heedful.model import (
     AttentionWeights,
     HeadMask,
@@ -32,7 +32,9 @@ class LMCache:
     length: int = 0
 
     def reorder(self, index: Tensor) -> LMCache:
-        return LMCache([None if kv is None else kv.select(index) for kv in self.self_kv], self.length)
+        return LMCache(
+            [None if kv is None else kv.select(index) for kv in self.self_kv], self.length
+        )
 
 
 @dataclass
@@ -48,7 +50,7 @@ class DecoderOnlyLM(nn.Module):
         tokens = nn.Embedding(config.tgt_vocab_size, config.d_model, padding_idx=config.pad_id)
         self.embed = Embeddings(tokens, config)
         self.layers = nn.ModuleList(EncoderLayer(config) for _ in range(config.n_decoder_layers))
-        self.norm = nn.LayerNorm(config.d_model, config.layer_norm_eps) if config.norm_first else None
+        self.norm = final_norm(config)
         self.generator = output_projection(config, tokens)
         init_weights(self, config)
 

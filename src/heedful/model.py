@@ -16,7 +16,7 @@ from torch import Tensor, nn
 
 from heedful.attention import KeyValue
 from heedful.config import ModelConfig
-from heedful.layers import DecoderLayer, Embeddings, EncoderLayer
+from heedful.layers import DecoderLayer, Embeddings, EncoderLayer, final_norm
 from heedful.masks import padding_mask
 
 if TYPE_CHECKING:
@@ -123,7 +123,7 @@ class Encoder(nn.Module):
     def __init__(self, config: ModelConfig):
         super().__init__()
         self.layers = nn.ModuleList(EncoderLayer(config) for _ in range(config.n_encoder_layers))
-        self.norm = nn.LayerNorm(config.d_model, config.layer_norm_eps) if config.norm_first else None
+        self.norm = final_norm(config)
 
     def forward(self, x, mask, *, head_mask=None, need_weights=False):
         weights = []
@@ -144,7 +144,7 @@ class Decoder(nn.Module):
     def __init__(self, config: ModelConfig):
         super().__init__()
         self.layers = nn.ModuleList(DecoderLayer(config) for _ in range(config.n_decoder_layers))
-        self.norm = nn.LayerNorm(config.d_model, config.layer_norm_eps) if config.norm_first else None
+        self.norm = final_norm(config)
 
     def forward(self, x, memory, memory_mask, *, past=None, head_mask=None, need_weights=False):
         """memory: one [B, S, d_model] tensor or per-layer KeyValues; past: per-layer KeyValues.
@@ -165,8 +165,12 @@ class Decoder(nn.Module):
             self_weights.append(out.self_weights)
             cross_weights.append(out.cross_weights)
         x = x if self.norm is None else self.norm(x)
-        return x, new_kv, AttentionWeights(
-            decoder_self=stack_or_none(self_weights), cross=stack_or_none(cross_weights)
+        return (
+            x,
+            new_kv,
+            AttentionWeights(
+                decoder_self=stack_or_none(self_weights), cross=stack_or_none(cross_weights)
+            ),
         )
 
 
