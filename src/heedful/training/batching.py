@@ -1,0 +1,141 @@
+"""Batches by token count, with length bucketing, the same for a seed on every machine.
+
+The paper (§5.1) batches sentence pairs "by approximate sequence length", about 25,000 source and
+25,000 target tokens per update. Each epoch here:
+
+    shuffle the pairs (a generator seeded by seed and epoch)
+    -> sort by length (stable: equal lengths stay shuffled)
+    -> cut into batches of at most ``max_tokens`` padded tokens on either side
+    -> shuffle the order of the batches.
+
+Pairs of similar length share a batch, so little of it is padding. An update takes the next
+``accumulation x world_size`` batches from one endless stream; ``BatchStream.position`` is what a
+checkpoint stores to resume at the very next batch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor
+
+from heedful.data.corpus import Corpus
+
+
+def make_batches(
+    src_lengths: list[int], tgt_lengths: list[int], max_tokens: int, *, seed: int, epoch: int
+) -> list[list[int]]:
+    """One epoch's batches, as lists of example indices.
+
+    A batch of n examples costs n x (its longest source) tokens on the source side, and likewise
+    on the target side; both stay <= max_tokens (an example longer than that is a batch alone).
+    """
+    generator = torch.Generator().manual_seed(seed * 1_000_003 + epoch)
+    order = torch.randperm(len(src_lengths), generator=generator).tolist()
+    order.sort(key=lambda i: (src_lengths[i], tgt_lengths[i]))
+    batches, current, longest_src, longest_tgt = [], [], 0, 0
+    for i in order:
+        s, t = max(longest_src, src_lengths[i]), max(longest_tgt, tgt_lengths[i])
+        if current and (len(current) + 1) * max(s, t) > max_tokens:
+            batches.append(current)
+            current, s, t = [], src_lengths[i], tgt_lengths[i]
+        current.append(i)
+        longest_src, longest_tgt = s, t
+    if current:
+        batches.append(current)
+    shuffled = torch.randperm(len(batches), generator=generator).tolist()
+    return [batches[j] for j in shuffled]
+
+
+def padding_fraction(
+    batches: list[list[int]], src_lengths: list[int], tgt_lengths: list[int]
+) -> float:
+    """The share of padding among all the tokens the batches feed the model (both sides)."""
+    real = padded = 0
+    for batch in batches:
+        for lengths in (src_lengths, tgt_lengths):
+            sizes = [lengths[i] for i in batch]
+            real += sum(sizes)
+            padded += len(sizes) * max(sizes)
+    return 1.0 - real / padded if padded else 0.0
+
+
+@dataclass
+class Batch:
+    """A right-padded batch: the source is ``x + [eos]``, the decoder reads ``[start] + y`` and
+    learns to predict ``y + [eos]``."""
+
+    src: Tensor  # [B, S]
+    tgt_in: Tensor  # [B, T]
+    labels: Tensor  # [B, T], pad where there is no target
+
+    @property
+    def target_tokens(self) -> int:
+        return int((self.labels != 0).sum())
+
+    def to(self, device: torch.device | str) -> Batch:
+        return Batch(
+            *(t.to(device, non_blocking=True) for t in (self.src, self.tgt_in, self.labels))
+        )
+
+
+def collate(
+    corpus: Corpus, indices: list[int], *, start_id: int, eos_id: int, pad_id: int = 0
+) -> Batch:
+    """Token ids of the pairs ``indices`` -> a padded Batch."""
+    sources = [corpus.src[i] + [eos_id] for i in indices]
+    targets = [corpus.tgt[i] for i in indices]
+    tgt_in = [[start_id, *y] for y in targets]
+    labels = [[*y, eos_id] for y in targets]
+    return Batch(pad(sources, pad_id), pad(tgt_in, pad_id), pad(labels, pad_id))
+
+
+def pad(rows: list[list[int]], pad_id: int) -> Tensor:
+    """Right-pad lists of ids into one [len(rows), longest] long tensor."""
+    out = torch.full((len(rows), max(map(len, rows))), pad_id, dtype=torch.long)
+    for r, row in enumerate(rows):
+        out[r, : len(row)] = torch.tensor(row, dtype=torch.long)
+    return out
+
+
+class BatchStream:
+    """The endless sequence of batches, epoch after epoch, from a saved position on."""
+
+    def __init__(
+        self, corpus: Corpus, max_tokens: int, *, seed: int, epoch: int = 0, index: int = 0
+    ):
+        self.src_lengths = [len(x) + 1 for x in corpus.src]  # + eos
+        self.tgt_lengths = [len(y) + 1 for y in corpus.tgt]  # [start] + y, or y + [eos]
+        self.max_tokens, self.seed = max_tokens, seed
+        self.epoch, self.index = epoch, index
+        self._batches = self._epoch_batches(epoch)
+
+    def _epoch_batches(self, epoch: int) -> list[list[int]]:
+        return make_batches(
+            self.src_lengths, self.tgt_lengths, self.max_tokens, seed=self.seed, epoch=epoch
+        )
+
+    @property
+    def batches_per_epoch(self) -> int:
+        return len(self._batches)
+
+    @property
+    def position(self) -> dict[str, int]:
+        """Where the next batch comes from: saved in checkpoints."""
+        return {"epoch": self.epoch, "index": self.index}
+
+    def padding_fraction(self) -> float:
+        """The padding share of the current epoch's batches."""
+        return padding_fraction(self._batches, self.src_lengths, self.tgt_lengths)
+
+    def take(self, n: int) -> list[list[int]]:
+        """The next n batches (crossing into the next epoch when this one runs out)."""
+        out = []
+        while len(out) < n:
+            if self.index >= len(self._batches):
+                self.epoch, self.index = self.epoch + 1, 0
+                self._batches = self._epoch_batches(self.epoch)
+            out.append(self._batches[self.index])
+            self.index += 1
+        return out
