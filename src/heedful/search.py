@@ -117,11 +117,18 @@ class _Traces:
         return hypothesis
 
 
-def _mask_logits(logp: Tensor, banned: Sequence[int], eos_id: int, allow_eos: bool) -> Tensor:
+def _mask_logits(
+    logp: Tensor, banned: Sequence[int], eos_id: int, allow_eos: bool, last: Tensor | None
+) -> Tensor:
+    """Forbid ``banned`` ids, EOS before min_length, and, where ``last`` [rows] is True with
+    ``force_eos``, everything but EOS, which then costs nothing (HF's forced_eos_token_id)."""
     if banned:
         logp[:, list(banned)] = NEG_INF
     if not allow_eos:
         logp[:, eos_id] = NEG_INF
+    if last is not None and last.any():
+        logp[last] = NEG_INF
+        logp[last, eos_id] = 0.0
     return logp
 
 
@@ -144,11 +151,15 @@ def beam_search(
     length_penalty: LengthPenalty = LengthPenalty(),
     n_best: int = 1,
     banned: Sequence[int] = (),
+    force_eos: bool = False,
     keep_trace: bool = False,
 ) -> list[list[Hypothesis]]:
     """Beam search from ``tokens`` [B, t0]; returns, per row, its n_best hypotheses, best first.
 
     ``banned``: ids never generated (e.g. padding). ``max_length``: one value, or one per row.
+    ``force_eos``: the token at max_length is EOS (fairseq; HF's forced_eos_token_id, which
+    Marian models set); as in HF, the forced EOS adds nothing to the score.
+    ``keep_trace``: rebuild each hypothesis's per-step ``Stepped.trace``.
     """
     if not 1 <= n_best <= beam_size:
         raise ValueError(f"n_best must be between 1 and beam_size={beam_size}, not {n_best}")
@@ -166,14 +177,15 @@ def beam_search(
     while True:
         out = step(inputs, state.cache)
         n, k = state.scores.shape
+        at_max = (t + 1 >= max_len.index_select(0, state.sentences)).unsqueeze(1)  # [n, 1]
+        last = at_max.expand(n, k).reshape(-1) if force_eos else None
         logp = out.logits.float().log_softmax(dim=-1)  # [n*k, V]
-        logp = _mask_logits(logp, banned, eos_id, allow_eos=t >= min_length)
+        logp = _mask_logits(logp, banned, eos_id, t >= min_length, last)
         V = logp.shape[-1]
         candidates = (state.scores.unsqueeze(-1) + logp.view(n, k, V)).view(n, k * V)
         top_scores, top_index = candidates.topk(min(2 * K, k * V), dim=1)  # [n, 2K], sorted
         top_tokens = top_index % V
         top_rows = top_index // V + torch.arange(n).unsqueeze(1) * k  # rows of this step
-        at_max = (t + 1 >= max_len.index_select(0, state.sentences)).unsqueeze(1)  # [n, 1]
         stops = (top_tokens == eos_id) | at_max  # [n, 2K]
         traces.record(out.trace)
 
@@ -239,12 +251,15 @@ def greedy_search(
     max_length: int | Sequence[int],
     min_length: int = 0,
     banned: Sequence[int] = (),
+    force_eos: bool = False,
     keep_trace: bool = False,
 ) -> list[Hypothesis]:
-    """The most probable next token at every step, from ``tokens`` [B, t0]; one per row."""
+    """The most probable next token at every step, from ``tokens`` [B, t0]; one per row.
+    Arguments as for ``beam_search``."""
     return _one_path(
         step, cache, tokens, lambda logp: logp.argmax(dim=-1), eos_id=eos_id,
-        max_length=max_length, min_length=min_length, banned=banned, keep_trace=keep_trace,
+        max_length=max_length, min_length=min_length, banned=banned, force_eos=force_eos,
+        keep_trace=keep_trace,
     )  # fmt: skip
 
 
@@ -261,6 +276,7 @@ def sample(
     top_p: float = 1.0,
     banned: Sequence[int] = (),
     generator: torch.Generator | None = None,
+    force_eos: bool = False,
     keep_trace: bool = False,
 ) -> list[Hypothesis]:
     """Draw each next token from softmax(logits / temperature), restricted to the ``top_k`` most
@@ -285,7 +301,7 @@ def sample(
 
     return _one_path(
         step, cache, tokens, choose, eos_id=eos_id, max_length=max_length,
-        min_length=min_length, banned=banned, keep_trace=keep_trace,
+        min_length=min_length, banned=banned, force_eos=force_eos, keep_trace=keep_trace,
     )  # fmt: skip
 
 
@@ -299,6 +315,7 @@ def _one_path(
     max_length: int | Sequence[int],
     min_length: int,
     banned: Sequence[int],
+    force_eos: bool,
     keep_trace: bool,
 ) -> list[Hypothesis]:
     """Greedy search and sampling: one hypothesis per row; finished rows leave the batch."""
@@ -312,13 +329,14 @@ def _one_path(
     inputs, t = tokens, 0
     while True:
         out = step(inputs, cache)
+        at_max = t + 1 >= max_len.index_select(0, rows)  # [n]
         logp = out.logits.float().log_softmax(dim=-1)  # [n, V]
-        logp = _mask_logits(logp, banned, eos_id, allow_eos=t >= min_length)
+        logp = _mask_logits(logp, banned, eos_id, t >= min_length, at_max if force_eos else None)
         chosen = choose(logp)  # [n]
         log_probs = log_probs + logp.gather(1, chosen.unsqueeze(1)).squeeze(1)
         generated = torch.cat([generated, chosen.unsqueeze(1)], dim=1)
         traces.record(out.trace)
-        stops = (chosen == eos_id) | (t + 1 >= max_len.index_select(0, rows))
+        stops = (chosen == eos_id) | at_max
         if stops.any():
             for i in stops.nonzero().flatten().tolist():
                 results[int(rows[i])] = traces.resolve(

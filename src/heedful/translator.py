@@ -212,7 +212,7 @@ class Translator:
         step = self._step_function(keep_attention)
         common = dict(
             eos_id=config.eos_id, max_length=max_lengths, min_length=min_length,
-            banned=self.banned_ids(), keep_trace=keep_attention,
+            banned=self.banned_ids(), force_eos=self.force_eos, keep_trace=keep_attention,
         )  # fmt: skip
         if beam_size == 1:
             return [[h] for h in greedy_search(step, cache, start, **common)]
@@ -236,9 +236,17 @@ class Translator:
         return step
 
     def banned_ids(self) -> list[int]:
-        """Ids never generated: padding, and the start token unless it is end-of-sentence."""
+        """Ids never generated: padding, the start token unless it is end-of-sentence, and any
+        in meta["generation"]["banned_ids"] (an imported model's bad_words_ids)."""
         config = self.config
-        return sorted({config.pad_id, config.start_id} - {config.eos_id})
+        extra = self.meta.get("generation", {}).get("banned_ids", [])
+        return sorted({config.pad_id, config.start_id, *extra} - {config.eos_id})
+
+    @property
+    def force_eos(self) -> bool:
+        """End every output cut at max_length with EOS: HF's forced_eos_token_id, which Marian
+        models set (meta["generation"]["forced_eos_token_id"])."""
+        return self.meta.get("generation", {}).get("forced_eos_token_id") is not None
 
     def _pad(self, sources: list[list[int]]) -> Tensor:
         device = next(self.model.parameters()).device
