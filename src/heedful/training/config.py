@@ -1,0 +1,256 @@
+"""A training run's configuration: frozen dataclasses read from YAML, overridden by name.
+
+    data:  {train: tatoeba/spa-eng/train.tsv, columns: [en, es], src: es, tgt: en, ...}
+    model: {preset: small, dropout: 0.1, ...}        any ModelConfig field but the vocab sizes
+    optim: {warmup_steps: 4000, lr_scale: 1.0, ...}  the paper's recipe (§5.3-5.4)
+    train: {max_steps: 10000, batch_tokens: 4096, accumulation: 1, precision: bf16, ...}
+    eval:  {every: 1000, patience: 5, ...}
+
+``--set section.field=value`` reaches every field; values are YAML (``200``, ``bf16``,
+``[en, es]``, ``null``) and are type-checked against the field. Unknown keys are errors.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
+
+import yaml
+
+from heedful.config import PRESETS, ModelConfig
+
+Precision = Literal["fp32", "bf16"]
+
+
+@dataclass(frozen=True)
+class DataConfig:
+    """Where the corpus is and how it becomes token ids."""
+
+    root: str = "../shared/data"  # relative paths: from the repository holding the config file
+    train: str = ""  # "x/train.tsv" (with columns) or line-aligned "x/train.{lang}"
+    dev: str = ""
+    columns: tuple[str, str] | None = None  # languages of a TSV file's two columns
+    src: str = ""
+    tgt: str = ""
+    vocab_size: int = 8000  # one joint BPE vocabulary
+    max_tokens: int = 256  # longer pairs (subwords, either side) are dropped and counted
+    train_pairs: int | None = None  # read only the first N training pairs (smoke runs, tests)
+    dev_pairs: int | None = None
+
+
+@dataclass(frozen=True)
+class OptimConfig:
+    """Adam and the learning-rate schedule of paper §5.3, and the regularisers of §5.4."""
+
+    lr_scale: float = 1.0  # lr = lr_scale * d_model^-0.5 * min(step^-0.5, step * warmup^-1.5)
+    warmup_steps: int = 4000
+    beta1: float = 0.9
+    beta2: float = 0.98
+    eps: float = 1e-9
+    label_smoothing: float = 0.1
+    clip_norm: float | None = None  # clip the gradient's global L2 norm; None: no clipping
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """How long, how big an update, and how often to log and save."""
+
+    seed: int = 1
+    max_steps: int = 100_000
+    batch_tokens: int = 4096  # padded tokens of the longer side, per micro-batch and process
+    accumulation: int = 1  # micro-batches per process per update (the paper: ~25k tokens)
+    precision: Precision = "fp32"
+    device: str = "auto"  # auto: cuda if there is one, else cpu
+    log_every: int = 100
+    save_every: int = 1000
+    keep_checkpoints: int = 0  # also keep the last K saves under DIR/checkpoints/ to average
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """Validation on the dev split: loss, sacreBLEU and chrF; early stopping."""
+
+    every: int = 1000  # steps between evaluations; 0: only at the end
+    bleu_sentences: int | None = 500  # dev sentences decoded for BLEU; None: all
+    beam_size: int = 1
+    batch_sentences: int = 64
+    patience: int | None = None  # evaluations without a better dev BLEU before stopping
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    data: DataConfig = field(default_factory=DataConfig)
+    model: dict[str, Any] = field(default_factory=lambda: {"preset": "base"})
+    optim: OptimConfig = field(default_factory=OptimConfig)
+    train: TrainConfig = field(default_factory=TrainConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def model_config(self, vocab_size: int) -> ModelConfig:
+        """The ModelConfig for a joint vocabulary of ``vocab_size``."""
+        overrides = {k: v for k, v in self.model.items() if k != "preset"}
+        return ModelConfig.preset(self.model.get("preset", "base"), vocab_size, **overrides)
+
+
+SECTIONS = {"data": DataConfig, "model": dict, "optim": OptimConfig, "train": TrainConfig,
+            "eval": EvalConfig}  # fmt: skip
+_MODEL_FIELDS = {
+    name: hint
+    for name, hint in get_type_hints(ModelConfig).items()
+    if name not in ("src_vocab_size", "tgt_vocab_size")
+}
+
+
+class ConfigError(ValueError):
+    pass
+
+
+def load_config(path: str | Path | None, overrides: list[str] = (), base: dict | None = None):
+    """Read a YAML file (or start from ``base``, a saved ``to_dict()``), apply ``--set`` style
+    overrides, and resolve ``data.root`` to an absolute path."""
+    tree: dict[str, Any] = {} if base is None else {k: dict(v) for k, v in base.items()}
+    root_base = Path.cwd()
+    if path is not None:
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"config file not found: {path}")
+        loaded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        if not isinstance(loaded, dict):
+            raise ConfigError(f"{path}: expected sections (data, model, ...), not {loaded!r}")
+        for section, values in loaded.items():
+            if section not in SECTIONS:
+                raise ConfigError(f"{path}: unknown section {section!r}; use {', '.join(SECTIONS)}")
+            if not isinstance(values, dict):
+                raise ConfigError(f"{path}: section {section!r} must be a mapping")
+            tree.setdefault(section, {}).update(values)
+        root_base = repository_root(path)
+    tree.setdefault("data", {})
+    tree["data"]["root"] = str((root_base / tree["data"].get("root", DataConfig.root)).resolve())
+    for item in overrides:
+        key, value = parse_override(item)
+        section, _, name = key.partition(".")
+        if section not in SECTIONS or not name:
+            raise ConfigError(f"--set {item}: unknown key {key!r}; keys look like train.max_steps")
+        if key == "data.root":
+            value = str((Path.cwd() / str(value)).resolve())
+        tree.setdefault(section, {})[name] = value
+    return build(tree)
+
+
+def build(tree: dict[str, Any]) -> RunConfig:
+    """Check every key and type, and build the frozen RunConfig."""
+    sections: dict[str, Any] = {}
+    for name, values in tree.items():
+        if name not in SECTIONS:
+            raise ConfigError(f"unknown section {name!r}; use {', '.join(SECTIONS)}")
+        if name == "model":
+            sections[name] = _check_model(values)
+            continue
+        cls = SECTIONS[name]
+        hints = get_type_hints(cls)
+        checked = {}
+        for key, value in values.items():
+            if key not in hints:
+                raise ConfigError(f"unknown key {name}.{key}; {name} has: {', '.join(hints)}")
+            checked[key] = check_type(value, hints[key], f"{name}.{key}")
+        sections[name] = cls(**checked)
+    return RunConfig(**sections)
+
+
+def _check_model(values: dict[str, Any]) -> dict[str, Any]:
+    out = {"preset": values.get("preset", "base")}
+    if out["preset"] not in PRESETS:
+        raise ConfigError(
+            f"model.preset must be one of {', '.join(PRESETS)}, not {out['preset']!r}"
+        )
+    for key, value in values.items():
+        if key == "preset":
+            continue
+        if key not in _MODEL_FIELDS:
+            raise ConfigError(
+                f"unknown key model.{key}; model has: preset, {', '.join(_MODEL_FIELDS)}"
+            )
+        out[key] = check_type(value, _MODEL_FIELDS[key], f"model.{key}")
+    return out
+
+
+def check_type(value: Any, hint: Any, key: str) -> Any:
+    """``value`` converted to ``hint`` (int, float, bool, str, Literal, Optional, tuple), or a
+    ConfigError naming the key."""
+    origin = get_origin(hint)
+    if origin in (Union, types.UnionType):
+        for option in get_args(hint):
+            try:
+                return check_type(value, option, key)
+            except ConfigError:
+                pass
+        raise ConfigError(f"{key}: {value!r} is none of {_describe(hint)}")
+    if origin is Literal:
+        if value not in get_args(hint):
+            raise ConfigError(f"{key} must be one of {', '.join(map(str, get_args(hint)))}")
+        return value
+    if origin is tuple:
+        args = get_args(hint)
+        if not isinstance(value, list | tuple) or len(value) != len(args):
+            raise ConfigError(f"{key} must be a list of {len(args)}, not {value!r}")
+        return tuple(check_type(v, a, key) for v, a in zip(value, args, strict=True))
+    if hint is type(None):
+        if value is not None:
+            raise ConfigError(f"{key} must be null, not {value!r}")
+        return None
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"{key} must be true or false, not {value!r}")
+        return value
+    if hint is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{key} must be an integer, not {value!r}")
+        return value
+    if hint is float:
+        if isinstance(value, str):  # YAML 1.1 reads "1e-9" as a string
+            try:
+                return float(value)
+            except ValueError:
+                pass
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ConfigError(f"{key} must be a number, not {value!r}")
+        return float(value)
+    if hint is str:
+        if not isinstance(value, str):
+            raise ConfigError(f"{key} must be a string, not {value!r}")
+        return value
+    if hint is Any:
+        return value
+    raise ConfigError(f"{key}: cannot check values of type {hint}")
+
+
+def _describe(hint: Any) -> str:
+    return " or ".join("null" if a is type(None) else getattr(a, "__name__", str(a)) for a in
+                       get_args(hint))  # fmt: skip
+
+
+def parse_override(item: str) -> tuple[str, Any]:
+    """``"train.max_steps=200"`` -> ("train.max_steps", 200); the value is read as YAML."""
+    key, sep, text = item.partition("=")
+    if not sep or not key.strip():
+        raise ConfigError(f"--set {item!r}: expected section.field=value")
+    try:
+        value = yaml.safe_load(text) if text.strip() else ""
+    except yaml.YAMLError as e:
+        raise ConfigError(f"--set {item!r}: the value is not valid YAML ({e})") from None
+    return key.strip(), value
+
+
+def repository_root(config_path: Path) -> Path:
+    """The nearest directory above the config file holding pyproject.toml (or .git); data paths
+    in a repository's configs are relative to it. Falls back to the config file's directory."""
+    start = config_path.resolve().parent
+    for directory in (start, *start.parents):
+        if (directory / "pyproject.toml").is_file() or (directory / ".git").exists():
+            return directory
+    return start
