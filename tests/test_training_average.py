@@ -49,19 +49,16 @@ def test_average_of_one_is_the_identity(tmp_path, tokenizer):
 
 
 def test_average_refuses_different_models_and_its_own_input(tmp_path, tokenizer, capsys):
-    save(tmp_path / "a", tokenizer, seed=0)
-    save(tmp_path / "b", tokenizer, seed=1, d_ff=128)
-    assert (
-        main(["average", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "x")])
-        == 1
-    )
+    a, b, c = (str(tmp_path / name) for name in "abc")
+    save(a, tokenizer, seed=0)
+    save(b, tokenizer, seed=1, d_ff=128)
+    assert main(["average", a, b, "--out", str(tmp_path / "x")]) == 1
     assert "model differs" in capsys.readouterr().err
     assert main(["average", a, "--out", a]) == 1
     assert "is one of the inputs" in capsys.readouterr().err
-    save(tmp_path / "c", tokenizer, seed=2)
+    save(c, tokenizer, seed=2)
     Tokenizer.train(["hola mundo adios mundo", "hello world bye world"] * 5, 30).save(
         tmp_path / "c" / "spm.model"
     )
-    c = str(tmp_path / "c")
-    assert main(["average", str(tmp_path / "a"), c, "--out", str(tmp_path / "y")]) == 1
+    assert main(["average", a, c, "--out", str(tmp_path / "y")]) == 1
     assert "sentencepiece model differs" in capsys.readouterr().err
