@@ -1,0 +1,241 @@
+"""The Translator on a tiny random model: batching, caching, attention capture, bad input, int8."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pytest
+import torch
+
+from heedful.checkpoint import save_model_dir
+from heedful.config import ModelConfig
+from heedful.lm import DecoderOnlyLM
+from heedful.model import Transformer
+from heedful.search import LengthPenalty, Stepped, beam_search, greedy_search
+from heedful.tokenizer import Tokenizer
+from heedful.translator import Translator, quantize_model
+
+TEXTS = [
+    "el gato come pescado",
+    "hola mundo",
+    "buenos días a todos los amigos de la casa",
+    "la casa es grande",
+    "un perro",
+    "¿dónde está la estación de tren?",
+]
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    return Tokenizer.train(TEXTS * 20, vocab_size=80)
+
+
+def make_model(tokenizer, seed=0, **overrides):
+    torch.manual_seed(seed)
+    config = ModelConfig.tiny(tokenizer.vocab_size, dropout=0.0, **overrides)
+    model = Transformer(config).eval()
+    with torch.no_grad():  # sharper distributions than the initialisation's: fewer near-ties
+        model.generator.weight.mul_(4.0)
+    return model
+
+
+@pytest.fixture(scope="module")
+def translator(tokenizer):
+    return Translator(make_model(tokenizer), tokenizer)
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory, tokenizer):
+    directory = tmp_path_factory.mktemp("model")
+    save_model_dir(directory, make_model(tokenizer), tokenizer, data={"src": "es", "tgt": "en"})
+    return directory
+
+
+def sources(tokenizer):
+    return tokenizer.encode_batch(TEXTS)
+
+
+def test_translate_keeps_order_and_blank_inputs_give_empty_text(translator):
+    texts = ["hola mundo", "", "   \t", TEXTS[2], "hola mundo"]
+    out = translator.translate(texts, beam_size=2)
+    assert len(out) == 5 and out[1] == out[2] == ""
+    assert out[0] == out[4] and isinstance(out[3], str)
+    assert out[3] == translator.translate([TEXTS[2]], beam_size=2)[0]
+
+
+@pytest.mark.parametrize("beam_size", [1, 4])
+def test_batched_equals_one_by_one(translator, tokenizer, beam_size):
+    src = sources(tokenizer)
+    batched = translator.generate(src, beam_size, batch_size=4, max_length=15, n_best=1)
+    for ids, hypotheses in zip(src, batched, strict=True):
+        (alone,) = translator.generate([ids], beam_size, max_length=15)
+        assert hypotheses[0].tokens == alone[0].tokens
+        assert hypotheses[0].score == pytest.approx(alone[0].score, abs=1e-4)
+
+
+@dataclass
+class Uncached:
+    """No cache at all: each step runs the whole decoder over the prefix again."""
+
+    memory_src: torch.Tensor  # [B, S]
+    prefix: torch.Tensor  # [B, t]
+
+    def reorder(self, index):
+        return Uncached(self.memory_src[index], self.prefix[index])
+
+
+@pytest.mark.parametrize("beam_size", [1, 3])
+def test_cached_equals_uncached_decoding(translator, tokenizer, beam_size):
+    model, src_ids = translator.model, sources(tokenizer)
+    src = translator._pad(src_ids)
+
+    def uncached_step(tokens, cache):
+        prefix = torch.cat([cache.prefix, tokens], dim=1)
+        return Stepped(model(cache.memory_src, prefix)[:, -1], Uncached(cache.memory_src, prefix))
+
+    start = torch.full((len(src_ids), 1), model.config.start_id)
+    empty = Uncached(src, start[:, :0])
+    common = dict(eos_id=model.config.eos_id, max_length=12, banned=translator.banned_ids())
+    with torch.inference_mode():
+        if beam_size == 1:
+            expected = [[h] for h in greedy_search(uncached_step, empty, start, **common)]
+        else:
+            expected = beam_search(
+                uncached_step, empty, start, beam_size=beam_size, n_best=2,
+                length_penalty=LengthPenalty(0.6), **common,
+            )  # fmt: skip
+    got = translator.generate(src_ids, beam_size, max_length=12, n_best=min(2, beam_size))
+    assert [[h.tokens for h in hs] for hs in got] == [[h.tokens for h in hs] for hs in expected]
+    for hs, es in zip(got, expected, strict=True):
+        assert [h.score for h in hs] == pytest.approx([e.score for e in es], abs=1e-4)
+
+
+def test_n_best_and_min_length(translator):
+    options = translator.translate_n_best([TEXTS[0]], beam_size=4, n_best=3)[0]
+    assert len(options) == 3
+    assert [o.score for o in options] == sorted((o.score for o in options), reverse=True)
+    found = translator.generate(sources(translator.tokenizer), 2, min_length=7, max_length=7)
+    assert all(len(h[0].tokens) == 7 for h in found)
+
+
+def test_attention_under_beam_search_equals_forced_decoding(translator, tokenizer):
+    for text in TEXTS[:4]:
+        src_ids = tokenizer.encode(text)
+        beam = translator.attend_ids(src_ids, beam_size=4)
+        tgt_ids = translator.generate([src_ids], 4)[0][0].tokens
+        forced = translator.attend_ids(src_ids, tgt_ids)
+        T, S = len(tgt_ids), len(src_ids)
+        L, H = translator.config.n_decoder_layers, translator.config.n_heads
+        assert beam.target_pieces == forced.target_pieces == tokenizer.pieces(tgt_ids)
+        assert beam.cross.shape == (L, H, T, S) and beam.decoder_self.shape == (L, H, T, T)
+        assert beam.encoder_self.shape == (L, H, S, S)
+        for kind in ("encoder_self", "decoder_self", "cross"):
+            diff = (getattr(beam, kind) - getattr(forced, kind)).abs().max()
+            assert diff < 1e-5, (text, kind, float(diff))
+        score = translator.generate([src_ids], 4)[0][0].score
+        assert beam.score == pytest.approx(score, abs=1e-5)
+    attended = translator.attend(TEXTS[1], target="hello world")
+    assert attended.target_pieces[-1] == "</s>" and attended.score is None
+    assert attended.cross.sum(-1).allclose(torch.ones(()))  # each row is a distribution
+
+
+def test_out_of_vocabulary_characters_and_emoji(translator):
+    # U+FEFF and U+2060 are not whitespace to str.strip, but normalisation removes them
+    out = translator.translate(["😀🙈 ñandú 中文 \u200b", "\ufeff\u2060"], beam_size=2)
+    assert isinstance(out[0], str) and out[0] and out[1] == ""
+
+
+def test_a_line_longer_than_max_positions_is_truncated_with_a_warning(tokenizer):
+    translator = Translator(make_model(tokenizer, max_positions=64), tokenizer)
+    line = " ".join(["gato"] * 10_000)
+    with pytest.warns(UserWarning, match="max_positions=64"):
+        (found,) = translator.generate([tokenizer.encode(line)], 2)
+    assert 1 <= len(found[0].tokens) <= 64
+    with pytest.warns(UserWarning):
+        assert isinstance(translator.translate([line], beam_size=1)[0], str)
+
+
+def test_load_and_errors_that_name_the_file(model_dir, tmp_path, tokenizer):
+    translator = Translator.load(model_dir)
+    assert translator.meta["data"] == {"src": "es", "tgt": "en"}
+    assert translator.translate([TEXTS[0]]) == Translator(
+        make_model(tokenizer), tokenizer
+    ).translate([TEXTS[0]])
+    with pytest.raises(FileNotFoundError, match="nowhere"):
+        Translator.load(tmp_path / "nowhere")
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    for name in ("config.json", "model.safetensors", "spm.model"):
+        (broken / name).write_bytes((model_dir / name).read_bytes())
+    (broken / "model.safetensors").write_bytes(b"not a safetensors file")
+    with pytest.raises(ValueError, match="model.safetensors"):
+        Translator.load(broken)
+    (broken / "config.json").write_text("{ not json")
+    with pytest.raises(ValueError, match="config.json"):
+        Translator.load(broken)
+    (broken / "config.json").unlink()
+    with pytest.raises(FileNotFoundError, match="config.json"):
+        Translator.load(broken)
+    lm_dir = tmp_path / "lm"
+    save_model_dir(lm_dir, DecoderOnlyLM(ModelConfig.tiny(tokenizer.vocab_size)), tokenizer)
+    with pytest.raises(ValueError, match="DecoderOnlyLM"):
+        Translator.load(lm_dir)
+
+
+def test_int8_quantization(model_dir, tokenizer):
+    float_model = Translator.load(model_dir).model
+    translator = Translator.load(model_dir, quantize="int8")
+    modules = list(translator.model.modules())
+    assert any(isinstance(m, torch.ao.nn.quantized.dynamic.Linear) for m in modules)
+    assert not any(type(m) is torch.nn.Linear for m in modules)
+    src = translator._pad(sources(tokenizer))
+    tgt = torch.randint(4, tokenizer.vocab_size, (src.shape[0], 6))
+    with torch.inference_mode():
+        a, b = float_model(src, tgt), translator.model(src, tgt)
+    assert torch.nn.functional.cosine_similarity(a.flatten(), b.flatten(), dim=0) > 0.99
+    assert all(isinstance(t, str) for t in translator.translate(TEXTS, beam_size=2))
+    with pytest.raises(ValueError, match="int8"):
+        quantize_model(float_model, "int4")
+
+
+class IdTokenizer:
+    """A tokenizer with Marian's conventions: eos 0, pad (= the decoder's start) the last id."""
+
+    def encode(self, text, add_eos=True):
+        return [int(w) for w in text.split()] + ([0] if add_eos else [])
+
+    def encode_batch(self, texts, add_eos=True):
+        return [self.encode(t, add_eos=add_eos) for t in texts]
+
+    def decode(self, ids):
+        return " ".join(map(str, ids))
+
+    def pieces(self, ids):
+        return [str(i) for i in ids]
+
+
+def test_marian_style_special_ids_come_from_the_config():
+    V, pad = 40, 39
+    torch.manual_seed(0)
+    config = ModelConfig.tiny(
+        V, dropout=0.0, pad_id=pad, bos_id=pad, eos_id=0, decoder_start_id=pad
+    )
+    model = Transformer(config).eval()
+    with torch.no_grad():  # make padding, then "5", the most likely tokens everywhere
+        model.logits_bias = torch.zeros(V)
+        model.logits_bias[pad], model.logits_bias[5] = 60.0, 30.0
+    translator = Translator(model, IdTokenizer())
+    assert translator.banned_ids() == [pad]
+    (found,) = translator.generate([[7, 8, 9, 0]], beam_size=1, max_length=6)
+    assert found[0].tokens == [5] * 6  # never pad; EOS (0) is not special-cased as 2
+    # the decoder started from pad: the first step's logits are those after [pad]
+    with torch.inference_mode():
+        logits = model(torch.tensor([[7, 8, 9, 0]]), torch.tensor([[pad]]))[0, -1]
+        logp = logits.log_softmax(-1)
+        logp[pad] = -math.inf
+    (beam,) = translator.generate([[7, 8, 9, 0]], beam_size=3, max_length=1, n_best=3)
+    assert beam[0].tokens == [5] and beam[0].log_prob == pytest.approx(float(logp[5]), abs=1e-4)
+    assert translator.translate(["7 8 9"], beam_size=1, max_length=3) == ["5 5 5"]
+    forced = Translator(model, IdTokenizer(), {"generation": {"forced_eos_token_id": 0}})
+    assert forced.generate([[7, 0]], 2, max_length=3)[0][0].tokens == [5, 5, 0]
