@@ -89,9 +89,16 @@ class Translator:
         device: str | torch.device = "cpu",
         quantize: str | None = None,
     ) -> Translator:
-        """Load a model directory; ``quantize="int8"``: dynamic int8 linear layers (CPU)."""
+        """Load a model directory (heedful's, or a Marian / OPUS-MT one saved by HF
+        transformers); ``quantize="int8"``: dynamic int8 linear layers (CPU)."""
         from heedful.checkpoint import load_model_dir
 
+        try:
+            from heedful.interop.marian import is_marian_dir, load_marian
+        except ImportError:  # pragma: no cover - the interop package is optional here
+            is_marian_dir = None
+        if is_marian_dir is not None and is_marian_dir(model_dir):
+            return load_marian(model_dir, device=device, quantize=quantize)
         model, tokenizer, meta = load_model_dir(model_dir, device=device)
         if meta.get("architecture", "Transformer") != "Transformer":
             raise ValueError(
@@ -187,7 +194,7 @@ class Translator:
             raise ValueError(f"beam_size must be >= 1, not {beam_size}")
         if beam_size == 1 and n_best != 1:
             raise ValueError(f"n_best={n_best} needs beam_size >= n_best")
-        sources = [self._fit_source(ids, i) for i, ids in enumerate(src_ids)]
+        sources = [self._fit_source(ids) for ids in src_ids]
         penalty = LengthPenalty(length_penalty, length_penalty_form)
         order = sorted(range(len(sources)), key=lambda i: -len(sources[i]))
         results: list[list[Hypothesis]] = [[] for _ in sources]
@@ -257,12 +264,12 @@ class Translator:
             src[i, : len(ids)] = torch.tensor(ids, dtype=torch.long)
         return src.to(device)
 
-    def _fit_source(self, ids: list[int], index: int) -> list[int]:
+    def _fit_source(self, ids: list[int]) -> list[int]:
         limit = self.config.max_positions
         ids = list(ids) or [self.config.eos_id]
         if len(ids) > limit:
             warnings.warn(
-                f"source {index} has {len(ids)} tokens, more than the model's max_positions="
+                f"a source of {len(ids)} tokens is longer than the model's max_positions="
                 f"{limit}; translating its first {limit - 1} tokens only",
                 stacklevel=3,
             )
@@ -278,7 +285,7 @@ class Translator:
     def attend(self, source: str, target: str | None = None, beam_size: int = 4) -> Attended:
         """Every attention weight for one sentence: of the translation found by beam search
         (the final hypothesis's own weights), or, with ``target``, of that target forced."""
-        src_ids = self._fit_source(self.tokenizer.encode(source), 0)
+        src_ids = self._fit_source(self.tokenizer.encode(source))
         if target is None:
             return self.attend_ids(src_ids, None, beam_size=beam_size, source=source)
         return self.attend_ids(src_ids, self.tokenizer.encode(target), source=source)

@@ -1,0 +1,138 @@
+"""`heedful translate`: translate texts, a file, or stdin line by line.
+
+heedful translate --model DIR "Hola, mundo." "¿Qué tal?"
+heedful translate --model DIR -i news.es -o news.en          # a progress bar on stderr
+cat news.es | heedful translate --model DIR --beam 5 --json  # one JSON object per line
+heedful translate --model DIR --n-best 3 "Hola."             # Moses n-best: i ||| text ||| score
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable, Iterator
+from typing import TextIO
+
+from heedful.translator import Translation, Translator
+
+
+def add_decoding_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options `translate` and `evaluate` share."""
+    parser.add_argument("--model", required=True, metavar="DIR", help="a model directory")
+    parser.add_argument("--beam", type=int, default=4, metavar="K", help="beam size; 1 is greedy")
+    parser.add_argument(
+        "--length-penalty", type=float, default=0.6, metavar="A", help="alpha (default 0.6)"
+    )
+    parser.add_argument(
+        "--penalty-form",
+        choices=("gnmt", "power"),
+        default="gnmt",
+        help="gnmt: ((5+|Y|)/6)^alpha (the paper); power: |Y|^alpha (fairseq, HF, CTranslate2)",
+    )
+    parser.add_argument(
+        "--max-length", type=int, metavar="N", help="output tokens at most (default: source + 50)"
+    )
+    parser.add_argument(
+        "--batch-size", type=int, default=32, metavar="N", help="sentences per batch"
+    )
+    parser.add_argument(
+        "--quantize", choices=("int8",), help="int8: dynamic quantisation of the linear layers"
+    )
+
+
+def decoding_options(args: argparse.Namespace) -> dict:
+    if args.beam < 1:
+        raise ValueError(f"--beam must be at least 1, not {args.beam}")
+    if args.batch_size < 1:
+        raise ValueError(f"--batch-size must be at least 1, not {args.batch_size}")
+    return dict(
+        beam_size=args.beam,
+        length_penalty=args.length_penalty,
+        length_penalty_form=args.penalty_form,
+        max_length=args.max_length,
+        batch_size=args.batch_size,
+    )
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("texts", nargs="*", metavar="TEXT", help="texts (default: read stdin)")
+    add_decoding_arguments(parser)
+    parser.add_argument("-i", "--input", metavar="FILE", help="translate each line of FILE")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
+    parser.add_argument("--n-best", type=int, default=1, metavar="N", help="translations each")
+    parser.add_argument("--json", action="store_true", help="one JSON object per source")
+
+
+def run(args: argparse.Namespace) -> int:
+    options = decoding_options(args)
+    if not 1 <= args.n_best <= args.beam:
+        raise ValueError(f"--n-best must be between 1 and --beam ({args.beam}), not {args.n_best}")
+    if args.texts and args.input:
+        raise ValueError("give texts or -i FILE, not both")
+    translator = Translator.load(args.model, quantize=args.quantize)
+
+    def translate(lines: list[str]) -> list[list[Translation]]:
+        return translator.translate_n_best(lines, n_best=args.n_best, **options)
+
+    out: TextIO = sys.stdout
+    if args.output:
+        out = open(args.output, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+    writer = Writer(out, args.n_best, args.json)
+    try:
+        if args.texts:
+            writer.write(args.texts, translate(args.texts))
+        elif args.input:
+            lines = [line for _, line in _read_lines(args.input)]
+            for chunk in _chunks(lines, 8 * args.batch_size):
+                writer.write(chunk, translate(chunk))
+        else:  # stdin, line by line: each answer is written as soon as its line arrives
+            for line in sys.stdin:
+                line = line.rstrip("\n")
+                writer.write([line], translate([line]))
+                out.flush()
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    return 0
+
+
+class Writer:
+    """Plain lines; Moses n-best lines (``i ||| text ||| score``); or one JSON object a source."""
+
+    def __init__(self, out: TextIO, n_best: int, as_json: bool):
+        self.out, self.n_best, self.as_json = out, n_best, as_json
+        self.index = 0  # of the next source, for n-best lines
+
+    def write(self, sources: list[str], results: list[list[Translation]]) -> None:
+        for source, options in zip(sources, results, strict=True):
+            best = options[0]
+            if self.as_json:
+                record = {"source": source, "translation": best.text, "score": best.score}
+                if self.n_best > 1:
+                    record["n_best"] = [{"translation": o.text, "score": o.score} for o in options]
+                self.out.write(json.dumps(record, ensure_ascii=False) + "\n")
+            elif self.n_best > 1:
+                for o in options:
+                    self.out.write(f"{self.index} ||| {o.text} ||| {o.score:.4f}\n")
+            else:
+                self.out.write(best.text + "\n")
+            self.index += 1
+
+
+def _read_lines(path: str) -> Iterator[tuple[int, str]]:
+    from heedful.data.readers import read_lines
+
+    return read_lines(path)
+
+
+def _chunks(lines: list[str], size: int) -> Iterable[list[str]]:
+    """Chunks of lines, with a progress bar on stderr."""
+    from tqdm import tqdm
+
+    bar = tqdm(total=len(lines), unit="sent", file=sys.stderr, leave=False)
+    for start in range(0, len(lines), size):
+        chunk = lines[start : start + size]
+        yield chunk
+        bar.update(len(chunk))
+    bar.close()

@@ -1,0 +1,136 @@
+"""`heedful translate` and `heedful evaluate` on a tiny random model directory."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+import torch
+
+from heedful.checkpoint import save_model_dir
+from heedful.cli import main
+from heedful.config import ModelConfig
+from heedful.model import Transformer
+from heedful.tokenizer import Tokenizer
+from heedful.translator import Translator
+
+PAIRS = [
+    ("the cat eats fish", "el gato come pescado"),
+    ("hello world", "hola mundo"),
+    ("the house is big", "la casa es grande"),
+    ("a dog", "un perro"),
+]
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory):
+    tokenizer = Tokenizer.train([t for pair in PAIRS for t in pair] * 20, vocab_size=70)
+    torch.manual_seed(0)
+    model = Transformer(ModelConfig.tiny(tokenizer.vocab_size, dropout=0.0, max_positions=40))
+    directory = tmp_path_factory.mktemp("model")
+    data = {"src": "es", "tgt": "en", "columns": ["en", "es"]}
+    save_model_dir(directory, model.eval(), tokenizer, data=data)
+    return directory
+
+
+@pytest.fixture(scope="module")
+def expected(model_dir):
+    translator = Translator.load(model_dir)
+    return {es: translator.translate([es], beam_size=2)[0] for _, es in PAIRS}
+
+
+def heedful(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_translate_texts(capsys, model_dir, expected):
+    sources = [es for _, es in PAIRS[:2]]
+    code, out, _ = heedful(capsys, "translate", "--model", model_dir, "--beam", 2, *sources)
+    assert code == 0 and out.splitlines() == [expected[s] for s in sources]
+
+
+def test_translate_file_to_file(capsys, model_dir, expected, tmp_path):
+    src, hyp = tmp_path / "in.es", tmp_path / "out.en"
+    lines = [es for _, es in PAIRS] + ["", PAIRS[0][1]]
+    src.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, out, _ = heedful(capsys, "translate", "--model", model_dir, "--beam", 2, "-i", src,
+                           "-o", hyp, "--batch-size", 2)  # fmt: skip
+    assert code == 0 and out == ""
+    got = hyp.read_text(encoding="utf-8").splitlines()
+    assert got == [expected[s] if s else "" for s in lines]
+
+
+def test_translate_stdin_line_by_line_as_json_with_n_best(capsys, model_dir, expected, monkeypatch):
+    sources = [es for _, es in PAIRS[:3]]
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(sources) + "\n"))
+    code, out, _ = heedful(capsys, "translate", "--model", model_dir, "--beam", 2, "--n-best", 2,
+                           "--json")  # fmt: skip
+    records = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and [r["source"] for r in records] == sources
+    for r in records:
+        assert r["translation"] == expected[r["source"]] == r["n_best"][0]["translation"]
+        assert len(r["n_best"]) == 2 and r["n_best"][0]["score"] >= r["n_best"][1]["score"]
+
+
+def test_translate_n_best_moses_format(capsys, model_dir):
+    code, out, _ = heedful(capsys, "translate", "--model", model_dir, "--beam", 3, "--n-best", 3,
+                           "hola mundo", "un perro")  # fmt: skip
+    lines = [line.split(" ||| ") for line in out.splitlines()]
+    assert code == 0 and [int(i) for i, _, _ in lines] == [0, 0, 0, 1, 1, 1]
+    scores = [float(s) for _, _, s in lines[:3]]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_translate_bad_input(capsys, model_dir, tmp_path):
+    long_line = " ".join(["gato"] * 10_000)
+    with pytest.warns(UserWarning, match="max_positions=40"):
+        code, out, err = heedful(capsys, "translate", "--model", model_dir, "--beam", 1, "   ",
+                                 "😀 中文", long_line)  # fmt: skip
+    lines = out.split("\n")
+    assert code == 0 and len(lines) == 4 and lines[0] == "" and lines[3] == ""
+    code, out, err = heedful(capsys, "translate", "--model", tmp_path / "missing", "hola")
+    assert code == 1 and "missing" in err and out == ""
+    bad = tmp_path / "bad.es"
+    bad.write_bytes(b"hola\n\xff\xfe mundo\n")
+    code, _, err = heedful(capsys, "translate", "--model", model_dir, "-i", bad)
+    assert code == 1 and "bad.es, line 2" in err
+    code, _, err = heedful(capsys, "translate", "--model", model_dir, "--n-best", 5, "hola")
+    assert code == 1 and "--n-best" in err
+
+
+def test_evaluate_tsv_and_aligned_files_as_json(capsys, model_dir, expected, tmp_path):
+    import sacrebleu
+
+    tsv = tmp_path / "dev.tsv"
+    tsv.write_text("".join(f"{en}\t{es}\n" for en, es in PAIRS), encoding="utf-8")
+    code, out, _ = heedful(capsys, "evaluate", "--model", model_dir, "--data", tsv, "--src", "es",
+                           "--tgt", "en", "--beam", 2, "--json")  # fmt: skip
+    result = json.loads(out)
+    hypotheses = [expected[es] for _, es in PAIRS]
+    references = [en for en, _ in PAIRS]
+    assert code == 0 and result["sentences"] == 4 and result["seconds"] >= 0
+    assert result["bleu"] == round(sacrebleu.corpus_bleu(hypotheses, [references]).score, 2)
+    assert result["chrf"] == round(sacrebleu.corpus_chrf(hypotheses, [references]).score, 2)
+    assert "tok:13a" in result["signature"]["bleu"] and "nc:6" in result["signature"]["chrf"]
+
+    (tmp_path / "src.es").write_text("".join(es + "\n" for _, es in PAIRS), encoding="utf-8")
+    (tmp_path / "ref.en").write_text("".join(en + "\n" for en, _ in PAIRS), encoding="utf-8")
+    code, out, _ = heedful(capsys, "evaluate", "--model", model_dir, "--src-file",
+                           tmp_path / "src.es", "--ref-file", tmp_path / "ref.en", "--beam", 2,
+                           "--json", "--quantize", "int8")  # fmt: skip
+    assert code == 0 and json.loads(out)["sentences"] == 4
+    code, out, _ = heedful(capsys, "evaluate", "--model", model_dir, "--data", tsv, "--beam", 2)
+    assert code == 0 and out.startswith("BLEU") and "chrF2" in out
+
+
+def test_evaluate_errors(capsys, model_dir, tmp_path):
+    code, _, err = heedful(capsys, "evaluate", "--model", model_dir)
+    assert code == 1 and "--data" in err
+    (tmp_path / "one.es").write_text("hola\nmundo\n", encoding="utf-8")
+    (tmp_path / "one.en").write_text("hello\n", encoding="utf-8")
+    code, _, err = heedful(capsys, "evaluate", "--model", model_dir, "--src-file",
+                           tmp_path / "one.es", "--ref-file", tmp_path / "one.en")  # fmt: skip
+    assert code == 1 and "line-aligned" in err
