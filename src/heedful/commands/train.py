@@ -1,0 +1,50 @@
+"""`heedful train`: train a translation model from a YAML config, or resume a run.
+
+heedful train --config configs/tatoeba-es-en.yaml --out runs/es-en [--set train.max_steps=200]
+heedful train --resume runs/es-en [--set train.max_steps=20000]
+torchrun --nproc_per_node 2 -m heedful train --config ... --out ...   (DDP)
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", help="YAML file (see configs/)")
+    parser.add_argument("--out", help="the model directory to write (latest model + state)")
+    parser.add_argument("--resume", metavar="DIR", help="continue the run in DIR exactly")
+    parser.add_argument(
+        "--set",
+        dest="overrides",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override config fields, e.g. train.max_steps=200 model.preset=tiny",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from heedful.training.config import load_config
+    from heedful.training.trainer import load_run_config, train
+
+    if args.resume:
+        if args.config:
+            raise ValueError("give --config to start a run or --resume DIR to continue one")
+        if args.out and args.out != args.resume:
+            raise ValueError("--resume DIR writes to DIR; leave out --out")
+        config = load_config(None, args.overrides, base=load_run_config(args.resume))
+        info = train(config, args.resume, resume=True)
+    else:
+        if not args.config or not args.out:
+            raise ValueError("heedful train needs --config FILE and --out DIR (or --resume DIR)")
+        info = train(load_config(args.config, args.overrides), args.out)
+    best = info.get("best") or {}
+    if best.get("bleu") is not None:
+        print(
+            f"done at step {info['step']}; best dev BLEU {best['bleu']:.2f} at step {best['step']}"
+        )
+    else:
+        print(f"done at step {info['step']}")
+    return 0

@@ -1,0 +1,80 @@
+"""A run's data: read both splits, normalise, train (or load) the BPE model, encode, filter.
+
+Every dropped pair is counted and said aloud; the settings and counts become the ``data`` section
+of the model directory's config.json.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from heedful.checkpoint import TOKENIZER_FILE
+from heedful.data import Corpus, DataError, encode_pairs, normalize_pairs, read_split
+from heedful.data.corpus import train_tokenizer
+from heedful.tokenizer import NORMALIZATION, Tokenizer
+from heedful.training.config import DataConfig
+from heedful.training.distributed import Distributed, barrier
+
+
+@dataclass
+class RunData:
+    tokenizer: Tokenizer
+    train: Corpus
+    dev: Corpus
+    dev_sources: list[str]  # normalised text of the dev pairs in ``dev``, for BLEU
+    dev_references: list[str]
+    meta: dict[str, Any]  # config.json's "data" section
+
+
+def prepare_data(
+    config: DataConfig,
+    out: Path,
+    *,
+    dist: Distributed,
+    say: Callable[[str], None],
+    tokenizer: Tokenizer | None = None,
+) -> RunData:
+    """Read, normalise, tokenise and filter both splits. Without ``tokenizer``, rank 0 trains the
+    BPE model on the training split and writes it to ``out``; the other ranks read it there."""
+    for name in ("train", "dev", "src", "tgt"):
+        if not getattr(config, name):
+            raise DataError(f"the config needs data.{name}")
+    train_text, train_counts = normalize_pairs(
+        read_split(config.root, config.train, config.src, config.tgt, config.columns).head(
+            config.train_pairs
+        )
+    )
+    dev_text, dev_counts = normalize_pairs(
+        read_split(config.root, config.dev, config.src, config.tgt, config.columns).head(
+            config.dev_pairs
+        )
+    )
+    if tokenizer is None:
+        if dist.is_main:
+            say(f"training a joint BPE vocabulary of {config.vocab_size:,} on the train split")
+            train_tokenizer(train_text, config.vocab_size).save(out / TOKENIZER_FILE)
+        barrier(dist)
+        tokenizer = Tokenizer.load(out / TOKENIZER_FILE)
+    train = encode_pairs(train_text, tokenizer, config.max_tokens, train_counts)
+    dev = encode_pairs(dev_text, tokenizer, config.max_tokens, dev_counts)
+    say(train_counts.describe("train"))
+    say(dev_counts.describe("dev"))
+    if not len(train) or not len(dev):
+        raise DataError("no pairs left to train or validate on after filtering")
+    meta = {
+        **asdict(config),
+        "normalization": NORMALIZATION,
+        "vocab_size": tokenizer.vocab_size,
+        "counts": {"train": train_counts.to_dict(), "dev": dev_counts.to_dict()},
+    }
+    return RunData(
+        tokenizer,
+        train,
+        dev,
+        dev_sources=[dev_text.sources[i] for i in dev.kept],
+        dev_references=[dev_text.targets[i] for i in dev.kept],
+        meta=meta,
+    )

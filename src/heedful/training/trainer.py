@@ -1,0 +1,262 @@
+"""The training loop: the paper's recipe on a RunConfig, with checkpoints one can resume exactly.
+
+    prepare data -> build model and Adam -> (restore state) -> repeat:
+        take the next update's batches -> train_step -> log -> evaluate -> save
+
+``DIR`` always holds the latest complete model directory plus its training state; ``DIR/best/``
+the model with the best dev BLEU so far.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+from heedful.checkpoint import atomic_write_json, read_json, save_model_dir
+from heedful.model import Transformer
+from heedful.tokenizer import Tokenizer
+from heedful.training import distributed
+from heedful.training.batching import BatchStream, collate
+from heedful.training.checkpoints import keep_last, model_dir_extra
+from heedful.training.config import RunConfig
+from heedful.training.evaluation import dev_loss, translate, translation_scores
+from heedful.training.prepare import RunData, prepare_data
+from heedful.training.progress import CURVES_FILE, Progress, RunLog, plot_curves
+from heedful.training.schedule import learning_rate
+from heedful.training.state import (
+    load_training_state,
+    read_info,
+    save_training_state,
+)
+from heedful.training.step import autocast, build_optimizer, train_step
+
+RUN_CONFIG_FILE = "train_config.json"
+
+
+def train(config: RunConfig, out: str | Path, *, resume: bool = False) -> dict[str, Any]:
+    """Train (or, with ``resume``, continue training) into the model directory ``out``."""
+    device = pick_device(config.train.device)
+    dist = distributed.setup(device.type)
+    if dist.enabled and device.type == "cuda":
+        device = torch.device("cuda", dist.local_rank)
+    try:
+        return Trainer(config, Path(out), device, dist, resume=resume).run()
+    finally:
+        distributed.teardown(dist)
+
+
+def pick_device(name: str) -> torch.device:
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(name)
+
+
+class Trainer:
+    def __init__(self, config, out: Path, device, dist, *, resume: bool):
+        self.config: RunConfig = config
+        self.out, self.device, self.dist = out, device, dist
+        self.progress = Progress(config.train.max_steps, 0, enabled=dist.is_main)
+        self.log = RunLog(out, enabled=dist.is_main)
+        info = read_info(out)
+        if resume and info is None:
+            raise FileNotFoundError(f"nothing to resume in {out}: no training_state.safetensors")
+        if not resume and info is not None:
+            raise ValueError(
+                f"{out} already holds a training run (step {info['step']}); continue it with "
+                f"--resume {out}, or choose another --out"
+            )
+        if dist.is_main:
+            out.mkdir(parents=True, exist_ok=True)
+            atomic_write_json(out / RUN_CONFIG_FILE, config.to_dict())
+        tokenizer = Tokenizer.load(out / "spm.model") if resume else None
+        self.data: RunData = prepare_data(
+            config.data, out, dist=dist, say=self.progress.say, tokenizer=tokenizer
+        )
+        torch.manual_seed(config.train.seed)  # the same initial weights on every process
+        self.model = Transformer(config.model_config(self.data.tokenizer.vocab_size)).to(device)
+        self.model.train()
+        self.optimizer = build_optimizer(
+            self.model, beta1=config.optim.beta1, beta2=config.optim.beta2, eps=config.optim.eps
+        )
+        self.info = {"step": 0, "epoch": 0, "batch_index": 0, "best": None,
+                     "evals_since_best": 0, "stopped": None, "target_tokens": 0}  # fmt: skip
+        torch.manual_seed(config.train.seed + dist.rank)  # dropout differs between processes
+        if resume:
+            self._restore()
+        self.stream = BatchStream(
+            self.data.train, config.train.batch_tokens, seed=config.train.seed,
+            epoch=self.info["epoch"], index=self.info["batch_index"],
+        )  # fmt: skip
+        self.ddp = self._wrap(self.model)
+
+    def _wrap(self, model: nn.Module) -> nn.Module:
+        if not self.dist.enabled:
+            return model
+        ids = [self.device.index] if self.device.type == "cuda" else None
+        return nn.parallel.DistributedDataParallel(model, device_ids=ids, broadcast_buffers=False)
+
+    def _restore(self) -> None:
+        info, rng = load_training_state(self.out, self.model, self.optimizer)
+        self.info.update(info)
+        key = f"torch.rank{self.dist.rank}"
+        if info.get("world_size", 1) == self.dist.world_size and key in rng:
+            torch.set_rng_state(rng[key])
+            if self.device.type == "cuda" and f"cuda.rank{self.dist.rank}" in rng:
+                torch.cuda.set_rng_state(rng[f"cuda.rank{self.dist.rank}"])
+        else:
+            self.progress.say("note: a different number of processes; dropout is reseeded")
+            torch.manual_seed(self.config.train.seed + 1_000_003 * info["step"] + self.dist.rank)
+        self.log.truncate_after(info["step"])
+        self.progress.say(f"resuming {self.out} at step {info['step']}")
+
+    # --- the loop ------------------------------------------------------------------------------
+
+    def run(self) -> dict[str, Any]:
+        train, optim = self.config.train, self.config.optim
+        world = self.dist.world_size
+        self.progress.say(
+            f"{self.model.num_parameters():,} parameters; {self.stream.batches_per_epoch:,} "
+            f"batches per epoch, {self.stream.padding_fraction():.1%} of their tokens padding; "
+            f"an update is {train.accumulation} x {world} batches of <= {train.batch_tokens:,} "
+            "tokens"
+        )
+        self.progress.update(self.info["step"])
+        window = {"loss": 0.0, "nll": 0.0, "tokens": 0, "time": time.perf_counter()}
+        step = self.info["step"]
+        while step < train.max_steps and self.info["stopped"] is None:
+            batches = self.stream.take(train.accumulation * world)
+            update_tokens = sum(self.stream.tgt_lengths[i] for b in batches for i in b)
+            mine = [
+                collate(self.data.train, b, start_id=self.model.config.start_id,
+                        eos_id=self.model.config.eos_id)
+                for b in batches[self.dist.rank :: world]
+            ]  # fmt: skip
+            step += 1
+            lr = learning_rate(
+                step, d_model=self.model.config.d_model, warmup_steps=optim.warmup_steps,
+                scale=optim.lr_scale,
+            )  # fmt: skip
+            stats = train_step(
+                self.ddp, self.optimizer, mine, update_tokens=update_tokens, lr=lr,
+                epsilon=optim.label_smoothing, precision=train.precision,
+                clip_norm=optim.clip_norm, world_size=world,
+            )  # fmt: skip
+            self.info.update(step=step, **self._position())
+            self.info["target_tokens"] += update_tokens
+            window["loss"] += stats.loss
+            window["nll"] += stats.nll
+            window["tokens"] += stats.tokens
+            record = None
+            if step % train.log_every == 0 or step == train.max_steps:
+                record = self._log_train(step, lr, stats.grad_norm, window)
+            self.progress.update(step, record)
+            evaluate = self.config.eval.every and step % self.config.eval.every == 0
+            pause = time.perf_counter()
+            if evaluate or step == train.max_steps:
+                self.evaluate(step)
+            if evaluate or step % train.save_every == 0 or step == train.max_steps:
+                self.save(step)
+                window["time"] += time.perf_counter() - pause  # tokens/s counts training only
+        if self.info["stopped"] is None:
+            self.info["stopped"] = "max_steps"
+        if self.dist.is_main:
+            plot_curves(self.log.path, self.out / CURVES_FILE)
+        self.progress.close()
+        return dict(self.info)
+
+    def _position(self) -> dict[str, int]:
+        return {"epoch": self.stream.epoch, "batch_index": self.stream.index}
+
+    def _log_train(self, step: int, lr: float, grad_norm, window: dict) -> dict[str, Any]:
+        loss, nll, tokens = distributed.all_reduce_sum(
+            [window["loss"], window["nll"], float(window["tokens"])], self.dist, self.device
+        )
+        elapsed = time.perf_counter() - window["time"]
+        record = {
+            "kind": "train", "step": step, "loss": loss / max(tokens, 1),
+            "nll": nll / max(tokens, 1), "lr": lr, "tokens_per_s": tokens / max(elapsed, 1e-9),
+            "epoch": self.stream.epoch, "padding": self.stream.padding_fraction(),
+            "grad_norm": grad_norm,
+        }  # fmt: skip
+        self.log.write(record)
+        window.update(loss=0.0, nll=0.0, tokens=0, time=time.perf_counter())
+        return record
+
+    # --- evaluation and checkpoints -------------------------------------------------------------
+
+    def evaluate(self, step: int) -> None:
+        """Dev loss, BLEU and chrF on rank 0; a better BLEU saves DIR/best; patience may stop."""
+        stop = False
+        if self.dist.is_main:
+            record = {"kind": "dev", "step": step, **self._dev_scores()}
+            self.log.write(record)
+            metric = record["bleu"] if record.get("bleu") is not None else -record["loss"]
+            best = self.info["best"]
+            if best is None or metric > best["metric"]:
+                self.info["best"] = {"step": step, "metric": metric, **record}
+                self.info["evals_since_best"] = 0
+                self._save_model(self.out / "best", step)
+            else:
+                self.info["evals_since_best"] += 1
+            patience = self.config.eval.patience
+            stop = patience is not None and self.info["evals_since_best"] >= patience
+            self.progress.say(
+                f"step {step}: dev loss {record['loss']:.3f}"
+                + (f", BLEU {record['bleu']:.2f}, chrF {record['chrf']:.2f}" if "bleu" in record
+                   else "")
+                + f" (best at step {self.info['best']['step']})"
+                + (f"; no better for {patience} evaluations: stopping" if stop else "")
+            )  # fmt: skip
+        if distributed.broadcast_flag(stop, self.dist, self.device):
+            self.info["stopped"] = "early"
+
+    def _dev_scores(self) -> dict[str, float]:
+        cfg = self.config.eval
+        scores = dev_loss(
+            self.model, self.data.dev, batch_tokens=self.config.train.batch_tokens,
+            epsilon=self.config.optim.label_smoothing,
+            autocast=autocast(self.device, self.config.train.precision), device=self.device,
+        )  # fmt: skip
+        n = len(self.data.dev_sources) if cfg.bleu_sentences is None else cfg.bleu_sentences
+        if n > 0:
+            hypotheses = translate(
+                self.model, self.data.tokenizer, self._meta(), self.data.dev_sources[:n],
+                beam_size=cfg.beam_size, batch_sentences=cfg.batch_sentences,
+            )  # fmt: skip
+            scores.update(translation_scores(hypotheses, self.data.dev_references[:n]))
+        return scores
+
+    def save(self, step: int) -> None:
+        """The latest model directory and its training state (all ranks' RNG states)."""
+        rng = {f"torch.rank{r}": s for r, s in enumerate(distributed.gather_rng_states(self.dist))}
+        if self.device.type == "cuda" and not self.dist.enabled:
+            rng["cuda.rank0"] = torch.cuda.get_rng_state()
+        if not self.dist.is_main:
+            return
+        self._save_model(self.out, step)
+        info = {**self.info, "world_size": self.dist.world_size}
+        save_training_state(self.out, self.model, self.optimizer, info, rng)
+        if self.config.train.keep_checkpoints:
+            keep_last(self.out / "checkpoints", step, self.config.train.keep_checkpoints,
+                      lambda d: self._save_model(d, step))  # fmt: skip
+
+    def _save_model(self, directory: Path, step: int) -> None:
+        save_model_dir(
+            directory, self.model, self.data.tokenizer, data=self.data.meta,
+            extra=model_dir_extra(step, self.info),
+        )  # fmt: skip
+
+    def _meta(self) -> dict[str, Any]:
+        return {"data": self.data.meta, "model": self.model.config.to_dict()}
+
+
+def load_run_config(directory: str | Path) -> dict[str, Any]:
+    """The RunConfig a run in ``directory`` was started with, as a dict."""
+    path = Path(directory) / RUN_CONFIG_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"nothing to resume in {directory}: no {RUN_CONFIG_FILE} there")
+    return read_json(path)

@@ -1,0 +1,86 @@
+"""Exact resume: N steps straight, and N/2 + kill -9 + resume + N/2, give bit-identical weights
+and optimizer state on CPU. The kill is a real SIGKILL of a training process."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+from heedful.checkpoint import load_model_dir, load_tensors
+from heedful.training.progress import read_log
+from heedful.training.state import read_info
+
+REPO = Path(__file__).resolve().parents[1]
+N = 40
+SETTINGS = [
+    "data.train_pairs=400", "data.dev_pairs=20", "train.batch_tokens=256", "train.log_every=5",
+    f"train.save_every={N // 2}", "eval.every=0", "eval.bleu_sentences=5", "optim.warmup_steps=20",
+]  # fmt: skip
+ENV = {**os.environ, "OMP_NUM_THREADS": "1", "HEEDFUL_KEEP_MALLOC": "1"}
+
+
+def heedful(*args, **kwargs):
+    command = [sys.executable, "-m", "heedful", "train", *args]
+    return subprocess.Popen(command, cwd=REPO, env=ENV, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, **kwargs)  # fmt: skip
+
+
+def finish(process, timeout=300):
+    output, _ = process.communicate(timeout=timeout)
+    assert process.returncode == 0, output
+    return output
+
+
+def test_kill_9_and_resume_is_bit_identical(tmp_path):
+    straight, killed = tmp_path / "straight", tmp_path / "killed"
+    config = ["--config", "configs/tiny-smoke.yaml"]
+    finish(heedful(*config, "--out", str(straight), "--set", *SETTINGS, f"train.max_steps={N}"))
+
+    # The same run, meant to go on much longer, killed right after its checkpoint at N/2.
+    process = heedful(*config, "--out", str(killed), "--set", *SETTINGS, "train.max_steps=100000")
+    deadline = time.monotonic() + 300
+    while (info := read_info_safely(killed)) is None or info["step"] < N // 2:
+        assert process.poll() is None, process.communicate()[0]
+        assert time.monotonic() < deadline, "no checkpoint at N/2 within 5 minutes"
+        time.sleep(0.01)
+    os.kill(process.pid, signal.SIGKILL)
+    process.communicate()
+    assert process.returncode == -signal.SIGKILL
+    info = read_info(killed)
+    assert info["step"] == N // 2, "the run got past its next checkpoint before the kill"
+    load_model_dir(killed)  # what a kill leaves behind loads
+
+    output = finish(heedful("--resume", str(killed), "--set", f"train.max_steps={N}"))
+    assert f"resuming {killed} at step {N // 2}" in output
+
+    for name in ("model.safetensors", "training_state.safetensors"):
+        a, b = load_tensors(straight / name), load_tensors(killed / name)
+        assert set(a) == set(b)
+        for key in a:
+            assert torch.equal(a[key], b[key]), f"{name}: {key}"
+    assert read_info(killed)["step"] == read_info(straight)["step"] == N
+    # The log shows the same losses at the same steps, each step once.
+    logs = [[(r["step"], r["loss"]) for r in read_log(d / "log.jsonl") if r["kind"] == "train"]
+            for d in (straight, killed)]  # fmt: skip
+    assert logs[0] == logs[1] and [s for s, _ in logs[0]] == list(range(5, N + 1, 5))
+
+
+def read_info_safely(directory):
+    try:
+        return read_info(directory)
+    except (OSError, ValueError, json.JSONDecodeError):  # not written yet
+        return None
+
+
+def test_resume_refuses_to_overwrite_a_run_and_to_resume_nothing(tmp_path):
+    done = tmp_path / "done"
+    settings = [*SETTINGS, "train.max_steps=2", "data.train_pairs=50"]
+    finish(heedful("--config", "configs/tiny-smoke.yaml", "--out", str(done), "--set", *settings))
+    again = heedful("--config", "configs/tiny-smoke.yaml", "--out", str(done), "--set", *settings)
+    output, _ = again.communicate(timeout=300)
+    assert again.returncode == 1 and f"--resume {done}" in output
