@@ -4,7 +4,7 @@ tiny random Transformer and language model."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pytest
 import torch
@@ -42,10 +42,11 @@ class PrefixCache:
     prefixes: list[tuple[int, ...]]
     batch_sizes: list[int]  # shared log of how many rows each step saw
     started: bool = False  # False until the start token has been fed
+    table: dict = field(default_factory=lambda: TABLE)
 
     def reorder(self, index: torch.Tensor) -> PrefixCache:
         prefixes = [self.prefixes[i] for i in index.tolist()]
-        return PrefixCache(prefixes, self.batch_sizes, self.started)
+        return PrefixCache(prefixes, self.batch_sizes, self.started, self.table)
 
 
 def table_step(tokens: torch.Tensor, cache: PrefixCache) -> Stepped:
@@ -55,17 +56,17 @@ def table_step(tokens: torch.Tensor, cache: PrefixCache) -> Stepped:
         prefixes = [p + (int(t),) for p, t in zip(cache.prefixes, tokens[:, -1], strict=True)]
     logits = torch.full((len(prefixes), V), float("-inf"))
     for row, prefix in enumerate(prefixes):
-        for token, p in TABLE.get(prefix, DEFAULT).items():
+        for token, p in cache.table.get(prefix, DEFAULT).items():
             logits[row, token] = math.log(p)
     trace = (torch.tensor([[len(p)] for p in prefixes]),)  # each row's own position
-    return Stepped(logits, PrefixCache(prefixes, cache.batch_sizes, True), trace)
+    return Stepped(logits, PrefixCache(prefixes, cache.batch_sizes, True, cache.table), trace)
 
 
 NO_PENALTY = LengthPenalty(0.0, "power")
 
 
-def run_beam(beam_size=2, penalty=NO_PENALTY, n_best=2, max_length=10, **kw):
-    cache = PrefixCache([()], [])
+def run_beam(beam_size=2, penalty=NO_PENALTY, n_best=2, max_length=10, table=TABLE, **kw):
+    cache = PrefixCache([()], [], table=table)
     found = beam_search(
         table_step, cache, torch.full((1, 1), BOS), beam_size=beam_size, eos_id=EOS,
         max_length=max_length, length_penalty=penalty, n_best=n_best, banned=(PAD, BOS), **kw,
@@ -98,6 +99,24 @@ def test_beam_search_on_hand_built_probabilities():
     ]
     assert [h.log_prob for h in found] == pytest.approx([math.log(0.30), math.log(0.216)])
     assert sizes == [1, 2, 2]  # one row for the start token, then two beams, three steps
+
+
+def test_a_live_beam_that_can_still_win_keeps_the_search_going():
+    table = {
+        (): {A: 0.5, B: 0.45, EOS: 0.05},
+        (A,): {A: 0.05, B: 0.05, EOS: 0.9},
+        (B,): {A: 0.95, B: 0.02, EOS: 0.03},
+        (A, A): {A: 0.005, B: 0.005, EOS: 0.99},
+        (B, A): {A: 0.9, B: 0.05, EOS: 0.05},
+    }
+    # Step 2 fills the two slots with "A </s>" (.45) and "A A </s>" (.025), but the live beam
+    # "B A A" (.385) is better than the worst; step 3 finishes it as "B A A </s>" (.346).
+    (found,), sizes = run_beam(table=table)
+    assert summary(found) == [
+        ([A, EOS], round(math.log(0.45), 6)),
+        ([B, A, A, EOS], round(math.log(0.45 * 0.95 * 0.9 * 0.9), 6)),
+    ]
+    assert sizes == [1, 2, 2, 2]
 
 
 def test_power_length_penalty_reorders_the_n_best():
@@ -273,3 +292,17 @@ def test_sampling_from_the_decoder_only_lm():
                 assert int(lm(torch.tensor([seq]))[0, -1].argmax()) == token
                 seq.append(token)
     assert all(1 <= len(h.tokens) <= 8 for h in hyps)
+
+
+def test_forced_eos_at_max_length_costs_nothing():
+    # Step 2 may only end: "A </s>" keeps log 0.6 (the forced EOS adds 0), "B </s>" log 0.3.
+    (found,), _ = run_beam(max_length=2, force_eos=True)
+    assert summary(found) == [
+        ([A, EOS], round(math.log(0.6), 6)),
+        ([B, EOS], round(math.log(0.3), 6)),
+    ]
+    cache = PrefixCache([()], [])
+    (greedy,) = greedy_search(
+        table_step, cache, torch.full((1, 1), BOS), eos_id=EOS, max_length=1, force_eos=True
+    )
+    assert greedy.tokens == [EOS] and greedy.log_prob == 0.0
