@@ -159,6 +159,10 @@ def test_attend_on_a_language_model_shows_its_self_attention(model_dirs, capsys)
     assert lines[2] == "decoder self-attention, layer 2 of 2, mean of 4 heads"
     assert lines[6].startswith("The ") and "→ <s> (1.00)" in lines[6]  # the first sees only <s>
     assert len(lines[6:]) == len(TARGET.split()) + 1
+    assert main(["attend", "--model", str(lm), "--pieces", TARGET]) == 0
+    rows = capsys.readouterr().out.splitlines()[6:]
+    pieces = tokenizer().pieces(tokenizer().encode(TARGET))
+    assert [row.split("→")[0].strip() for row in rows] == pieces
 
 
 def test_attend_errors_speak_the_users_language(model_dirs, capsys):

@@ -23,6 +23,8 @@ def test_word_groups_follow_word_starts_and_keep_specials_alone():
     assert word_groups(pieces) == [[0], [1, 2], [3, 4, 5], [6, 7, 8, 9], [10]]
     # A piece after a special token starts a word even without ▁; <unk> continues a word.
     assert word_groups(["<s>", "ab", "▁c", "<unk>", "d"]) == [[0], [1], [2, 3, 4]]
+    # Symbols of a tokenizer that marks no word starts are words of their own.
+    assert word_groups(["c", "b", "a", "</s>"]) == [[0], [1], [2], [3]]
 
 
 def test_labels_come_from_the_text_when_the_words_line_up():

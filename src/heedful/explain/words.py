@@ -37,7 +37,11 @@ STANDALONE = {START, END, "<pad>"}
 
 
 def word_groups(pieces: list[str]) -> list[list[int]]:
-    """The piece positions of each word, in order: ['▁gat', 'o', '▁negro'] -> [[0, 1], [2]]."""
+    """The piece positions of each word, in order: ['▁gat', 'o', '▁negro'] -> [[0, 1], [2]].
+
+    Pieces without any ``▁`` (not from sentencepiece, e.g. a toy task's symbols) are words."""
+    if not any(piece.startswith(WORD_START) for piece in pieces):
+        return [[i] for i in range(len(pieces))]
     groups: list[list[int]] = []
     joinable = False  # may the next piece continue the last group?
     for i, piece in enumerate(pieces):
