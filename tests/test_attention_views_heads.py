@@ -106,7 +106,7 @@ def test_confidence_and_entropy_of_heads_that_spread_evenly():
     sources = ["El gato negro duerme en el jardín.", "Hola.", "Tom come manzanas."]
     targets = ["The black cat sleeps in the garden.", "Hi.", "Tom eats apples."]
     tok = tokenizer()
-    batches = make_batches(tok, targets, sources, model.config.start_id, 0, batch_size=2)
+    batches = make_batches(tok, model.config, targets, sources, batch_size=2)
     assert batches[0].src.eq(0).any()  # padding that must not count
     S = [len(tok.encode(s)) for s in sources]  # real source tokens, with </s>
     T = [len(tok.encode(t)) for t in targets]  # decoder positions: <s> + target
@@ -138,12 +138,15 @@ def test_importance_is_the_loss_rise_when_a_head_is_silenced():
     with torch.no_grad():
         model.decoder.layers[1].cross_attn.out_proj.weight[:, 2 * d : 3 * d] = 0
     tok = tokenizer()
-    batches = make_batches(tok, ["The cat sleeps.", "Hi."], ["El gato duerme.", "Hola."], 1, 0)
+    batches = make_batches(
+        tok, model.config, ["The cat sleeps.", "Hi."], ["El gato duerme.", "Hola."]
+    )
     stats = {(s.kind, s.layer, s.head): s for s in head_stats(model, batches)}
     assert stats["cross", 1, 2].importance == pytest.approx(0.0, abs=1e-6)
     assert all(abs(s.importance) > 1e-5 for k, s in stats.items() if k != ("cross", 1, 2))
-    # And one head's importance is its loss with the mask minus the loss without.
-    src, read, labels = batches[0].src, batches[0].read, batches[0].labels
+    # And a head's importance is the mean loss per token with it silenced minus without.
+    (batch,) = batches
+    src, read, labels = batch.src, batch.read, batch.labels
 
     def loss(mask: HeadMask | None) -> float:
         with torch.no_grad():
@@ -154,16 +157,14 @@ def test_importance_is_the_loss_rise_when_a_head_is_silenced():
             )
         )
 
-    single = make_batches(tok, ["The cat sleeps.", "Hi."], ["El gato duerme.", "Hola."], 1, 0, 2)
-    one = {(s.kind, s.layer, s.head): s for s in head_stats(model, single)}
     rise = loss(silencing(model, "encoder", 0, 1)) - loss(None)
-    assert one["encoder", 0, 1].importance == pytest.approx(rise, abs=1e-5)
+    assert stats["encoder", 0, 1].importance == pytest.approx(rise, abs=1e-5)
 
 
 def test_the_table_json_and_png(tmp_path):
     model = tiny_lm()
     tok = tokenizer()
-    stats = head_stats(model, make_batches(tok, ["Tom eats apples.", "Hi."], None, 1, 0))
+    stats = head_stats(model, make_batches(tok, model.config, ["Tom eats apples.", "Hi."]))
     assert {s.kind for s in stats} == {"decoder"} and len(stats) == 8
     lines = format_stats(stats).splitlines()
     assert lines[0].split() == ["attention", "layer", "head", "importance", "confidence", "entropy"]
@@ -192,7 +193,9 @@ def test_heads_command_reads_pairs_the_way_the_model_was_trained(tmp_path, capsy
     # The same numbers as measuring Spanish -> English on the first 4 pairs directly.
     english, spanish = zip(*(line.split("\t") for line in lines[:4]), strict=True)
     model = tiny_transformer()
-    expected = stats_json(head_stats(model, make_batches(tokenizer(), english, spanish, 1, 0)))
+    expected = stats_json(
+        head_stats(model, make_batches(tokenizer(), model.config, english, spanish))
+    )
     for got, want in zip(out, expected, strict=True):
         assert (got["kind"], got["layer"], got["head"]) == (
             want["kind"],

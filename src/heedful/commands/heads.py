@@ -47,9 +47,7 @@ def run(args: argparse.Namespace) -> int:
     model, tokenizer, meta = load_model_dir(args.model)
     language_model = isinstance(model, DecoderOnlyLM)
     sources, targets = read_data(args.data, meta, language_model, args.max_sentences)
-    batches = make_batches(
-        tokenizer, targets, sources, model.config.start_id, model.config.pad_id, args.batch_size
-    )
+    batches = make_batches(tokenizer, model.config, targets, sources, args.batch_size)
 
     def progress(done: int, total: int) -> None:
         end = "\n" if done == total else ""

@@ -25,10 +25,11 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from torch import Tensor, nn
 
+from heedful.config import ModelConfig
 from heedful.explain.views import KINDS, TITLES
 from heedful.lm import DecoderOnlyLM
 from heedful.model import HeadMask
-from heedful.tokenizer import EOS_ID, Tokenizer
+from heedful.tokenizer import Tokenizer
 
 FIELDS = {"encoder": "encoder_self", "decoder": "decoder_self", "cross": "cross"}
 
@@ -52,13 +53,13 @@ class Batch:
 
 def make_batches(
     tokenizer: Tokenizer,
+    config: ModelConfig,
     targets: Sequence[str],
-    sources: Sequence[str] | None,
-    start_id: int,
-    pad_id: int,
+    sources: Sequence[str] | None = None,
     batch_size: int = 32,
 ) -> list[Batch]:
     """Teacher-forcing batches; ``sources`` None for a language model."""
+    start_id, pad_id, eos_id = config.start_id, config.pad_id, config.eos_id
     tgt = tokenizer.encode_batch(list(targets), add_eos=False)
     src = None if sources is None else tokenizer.encode_batch(list(sources))
     batches = []
@@ -68,7 +69,7 @@ def make_batches(
             Batch(
                 src=None if src is None else _pad(src[lo : lo + batch_size], pad_id),
                 read=_pad([[start_id] + y for y in ys], pad_id),
-                labels=_pad([y + [EOS_ID] for y in ys], pad_id),
+                labels=_pad([y + [eos_id] for y in ys], pad_id),
             )
         )
     return batches
