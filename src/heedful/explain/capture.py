@@ -18,7 +18,7 @@ from torch import nn
 
 from heedful.attended import Attended
 from heedful.checkpoint import CONFIG_FILE, load_model_dir, read_json
-from heedful.tokenizer import EOS_ID, Tokenizer
+from heedful.tokenizer import Tokenizer
 
 
 @torch.no_grad()
@@ -32,7 +32,7 @@ def attend_lm(model: nn.Module, tokenizer: Tokenizer, text: str) -> Attended:
         source="",
         translation=tokenizer.decode(ids),
         source_pieces=[],
-        target_pieces=tokenizer.pieces(ids + [EOS_ID]),
+        target_pieces=tokenizer.pieces(ids + [model.config.eos_id]),
         encoder_self=None,
         decoder_self=out.attention.decoder_self[:, 0].cpu(),  # [L, H, T, T]
         cross=None,
