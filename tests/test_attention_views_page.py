@@ -166,3 +166,15 @@ def test_weights_travel_as_bytes_that_round_to_the_shown_precision():
     raw = torch.frombuffer(bytearray(base64.b64decode(data["weights"])), dtype=torch.uint8)
     back = raw.float().reshape(data["shape"]) / 255
     assert (back - view.weights).abs().max() <= 0.5 / 255 + 1e-6
+
+
+def test_the_page_opens_on_the_chosen_kind_layer_and_head(browser, attended, tmp_path):
+    path = save_page(attended, tmp_path / "start.html", kind="encoder", layer=0, head=2)
+    page = Page(browser, path)
+    pressed = page.texts("nav button[aria-pressed='true']")
+    assert pressed == ["Encoder self", "1", "3", "words"]
+    assert page.page.inner_text("#describe") == "encoder self-attention, layer 1 of 2, head 3"
+    assert page.errors == []
+    page.close()
+    with pytest.raises(ValueError, match="no cross-attention"):
+        save_page(attend_lm(tiny_lm(), tokenizer(), TARGET), tmp_path / "x.html", kind="cross")
