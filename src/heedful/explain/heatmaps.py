@@ -17,8 +17,8 @@ from heedful.explain.views import TITLES, AttentionView, short
 CMAP = "Blues"
 AXIS_NAMES = {
     "encoder": ("source (attends)", "source (attended to)"),
-    "decoder": ("target (produced)", "target (read so far)"),
-    "cross": ("target (produced)", "source"),
+    "decoder": ("target (producing)", "target (read so far)"),
+    "cross": ("target (producing)", "source"),
 }
 
 
