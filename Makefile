@@ -8,7 +8,13 @@ export MALLOC_TRIM_THRESHOLD_ ?= 100000000000
 
 .PHONY: setup demo test lint format bench clean
 
+# The attention page's tests drive Debian's chromium through Playwright (never a downloaded browser).
+CHROMIUM := $(shell command -v chromium 2>/dev/null)
+
 $(VENV)/.done: pyproject.toml
+ifeq ($(CHROMIUM),)
+	apt-get update -qq && apt-get install -y -qq chromium
+endif
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q torch==2.13.0
 	$(PY) -m pip install -q -e '.[dev]'
