@@ -1,0 +1,9 @@
+"""Other engines' models in heedful, and heedful's models in other engines.
+
+- ``heedful.interop.marian``: run Marian / OPUS-MT checkpoints saved by HF transformers.
+- ``heedful.interop.ctranslate2``: export a model to CTranslate2 (optional dependency).
+"""
+
+from heedful.interop.marian import MarianTokenizer, is_marian_dir, load_marian, load_marian_model
+
+__all__ = ["MarianTokenizer", "is_marian_dir", "load_marian", "load_marian_model"]
