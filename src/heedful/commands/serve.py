@@ -1,0 +1,83 @@
+"""`heedful serve`: the HTTP API and the web page, on this machine only unless told otherwise.
+
+heedful serve --model models/es-en                      # http://127.0.0.1:8000/
+heedful serve --model models/es-en --model en=models/de-en --port 8080
+
+Each --model is a model directory, named by the directory's name (es-en) or by NAME=DIR; the
+first is the default. The page is at /, the API's documentation at /docs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import sys
+from pathlib import Path
+
+DEFAULT_MODEL = Path("models/es-en")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--model",
+        action="append",
+        metavar="[NAME=]DIR",
+        help=f"a model directory; repeat for more (default: {DEFAULT_MODEL} if it exists)",
+    )
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine)"
+    )
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=30.0,
+        metavar="S",
+        help="seconds a request may wait for its model, queue included (default 30)",
+    )
+
+
+def model_dirs(specs: list[str] | None) -> dict[str, Path]:
+    """--model arguments -> {name: directory}, in order."""
+    if not specs:
+        if not DEFAULT_MODEL.is_dir():
+            raise ValueError(f"give a model directory with --model DIR ({DEFAULT_MODEL} not found)")
+        specs = [str(DEFAULT_MODEL)]
+    dirs: dict[str, Path] = {}
+    for spec in specs:
+        name, _, directory = spec.rpartition("=") if not Path(spec).exists() else ("", "", spec)
+        path = Path(directory)
+        name = name or path.resolve().name
+        if not path.is_dir():
+            raise FileNotFoundError(f"model directory not found: {path}")
+        if name in dirs:
+            raise ValueError(f"two models are named {name!r}: name one with --model NAME=DIR")
+        dirs[name] = path
+    return dirs
+
+
+def run(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from heedful.serve import create_app
+
+    if args.timeout <= 0:
+        raise ValueError(f"--timeout must be positive, not {args.timeout}")
+    if not _is_loopback(args.host):
+        print(
+            f"heedful serve: listening on {args.host}: anyone who can reach it may use the models "
+            "(there is no authentication)",
+            file=sys.stderr,
+        )
+    app = create_app(model_dirs(args.model), timeout_s=args.timeout)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+    return 0
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

@@ -1,0 +1,215 @@
+"""The HTTP API and the page: ``create_app`` builds a FastAPI app around one or more Translators.
+
+    POST /translate   {"text": "Hola."} or {"texts": [...]}, "model", "beam_size"
+    POST /attention   {"text": ..., "kind", "layer", "head", "level", "top"}: tokens and weights
+    GET  /models      what each model translates
+    GET  /health      liveness, and each model's queue
+    GET  /            the page (static files, nothing from elsewhere); OpenAPI at /docs
+
+The routes only check and forward: translating is ``Translator.translate`` and attention is
+``Translator.attend``, each run on the model's own thread (``heedful.serve.worker``). Every error
+answers JSON ``{"detail": ...}``: 404 an unknown model, 413 a body over ``max_body_bytes``, 422
+invalid JSON, an empty or too long text, or a layer that does not exist, 503 a model with too
+many requests waiting, 504 an answer slower than ``timeout_s``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from heedful.serve.attention import attention_payload
+from heedful.serve.limits import BodyLimit, PageHeaders
+from heedful.serve.schemas import (
+    AttentionRequest,
+    AttentionResponse,
+    Health,
+    ModelInfo,
+    Problem,
+    TranslateRequest,
+    TranslateResponse,
+)
+from heedful.serve.worker import Busy, ModelWorker
+from heedful.translator import Translator
+
+STATIC = Path(__file__).parent / "static"
+TIMEOUT_S = 30.0
+MAX_BODY_BYTES = 256 * 1024  # 32 texts of 1000 characters, each escaped as \uXXXX, fit
+ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": Problem} for code in (404, 413, 422, 503, 504)
+}
+
+
+def load_translators(model_dirs: Sequence[str | Path]) -> dict[str, Translator]:
+    """Model directories -> {name: Translator}; a name is the directory's own name (es-en)."""
+    translators: dict[str, Translator] = {}
+    for directory in model_dirs:
+        name = Path(directory).resolve().name
+        if name in translators:
+            raise ValueError(
+                f"two models are named {name!r} ({directory}); name them with NAME=DIR"
+            )
+        translators[name] = Translator.load(directory)
+    return translators
+
+
+def create_app(
+    models: Mapping[str, Translator | str | Path] | Sequence[str | Path],
+    *,
+    timeout_s: float = TIMEOUT_S,
+    max_body_bytes: int = MAX_BODY_BYTES,
+    max_waiting: int = 256,
+) -> FastAPI:
+    """The app. ``models``: model directories, or {name: Translator or directory}; the first is
+    the default. ``timeout_s``: the longest a request waits for its model (queue included);
+    ``max_waiting``: requests queued per model before it answers 503."""
+    if not isinstance(models, Mapping):
+        models = load_translators(models)
+    translators = {
+        name: t if isinstance(t, Translator) else Translator.load(t) for name, t in models.items()
+    }
+    if not translators:
+        raise ValueError("give at least one model")
+    workers = {
+        name: ModelWorker(name, t, max_waiting=max_waiting) for name, t in translators.items()
+    }
+    default = next(iter(workers))
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        yield
+        for worker in workers.values():
+            worker.close()
+
+    app = FastAPI(
+        title="heedful",
+        summary="Translate with a Transformer and see where its attention goes.",
+        version="0.1.0",
+        lifespan=lifespan,
+    )
+    app.state.workers = workers
+    app.add_middleware(PageHeaders)
+    app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
+    add_error_handlers(app)
+
+    def worker_for(name: str | None) -> ModelWorker:
+        name = default if name is None else name
+        if name not in workers:
+            have = ", ".join(workers)
+            raise HTTPException(404, f"unknown model {name!r}; this server has: {have}")
+        return workers[name]
+
+    async def in_time(work):
+        try:
+            return await asyncio.wait_for(work, timeout_s)
+        except TimeoutError:
+            raise HTTPException(
+                504, f"no answer within {timeout_s:g} s; try a shorter text or a smaller beam"
+            ) from None
+
+    @app.post(
+        "/translate",
+        response_model=TranslateResponse,
+        response_model_exclude_none=True,
+        responses=ERRORS,
+    )
+    async def translate(request: TranslateRequest) -> dict[str, Any]:
+        """Translate one text or a list of them (batched with other requests waiting)."""
+        worker = worker_for(request.model)
+        texts = [request.text] if request.texts is None else request.texts
+        translations = await in_time(worker.translate(texts, request.beam_size))
+        out = {"model": worker.name, "beam_size": request.beam_size}
+        if request.texts is None:
+            return {**out, "translation": translations[0]}
+        return {**out, "translations": translations}
+
+    @app.post("/attention", response_model=AttentionResponse, responses=ERRORS)
+    async def attention(request: AttentionRequest) -> JSONResponse:
+        """Translate one text (or force ``target``): its tokens and attention weights, every
+        kind, layer and head or those asked for, and the explainer's table."""
+        worker = worker_for(request.model)
+        attended = await in_time(worker.attend(request.text, request.target, request.beam_size))
+        try:
+            payload = await run_in_threadpool(attention_payload, attended, request)
+        except ValueError as e:
+            raise HTTPException(422, str(e)) from None
+        return JSONResponse({"model": worker.name, "beam_size": request.beam_size, **payload})
+
+    @app.get("/models", response_model=list[ModelInfo])
+    async def models_() -> list[dict[str, Any]]:
+        """The models, the default first."""
+        return [model_info(name, w.translator) for name, w in workers.items()]
+
+    @app.get("/health", response_model=Health)
+    async def health() -> dict[str, Any]:
+        """Answers at once, however busy the models are."""
+        return {
+            "status": "ok",
+            "models": {name: vars(w.counters).copy() for name, w in workers.items()},
+        }
+
+    @app.get("/", include_in_schema=False)
+    async def page() -> FileResponse:
+        return FileResponse(STATIC / "index.html")
+
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    return app
+
+
+def model_info(name: str, translator: Translator) -> dict[str, Any]:
+    data = translator.meta.get("data", {})
+    return {
+        "name": name,
+        "source_language": data.get("src"),
+        "target_language": data.get("tgt"),
+        "n_layers": translator.config.n_decoder_layers,
+        "n_heads": translator.config.n_heads,
+    }
+
+
+def add_error_handlers(app: FastAPI) -> None:
+    """Every error as JSON {"detail": a sentence}; validation errors also list each problem,
+    without echoing the input back."""
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = [
+            {"loc": list(e.get("loc", ())), "type": e.get("type"), "msg": e.get("msg")}
+            for e in exc.errors()
+        ]
+        detail = "; ".join(_describe(e) for e in errors) or "invalid request"
+        return JSONResponse({"detail": detail, "errors": errors}, status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return JSONResponse({"detail": exc.detail}, exc.status_code, headers=exc.headers)
+
+    @app.exception_handler(Exception)
+    async def failed(request: Request, exc: Exception) -> JSONResponse:
+        return JSONResponse({"detail": f"internal error: {type(exc).__name__}: {exc}"}, 500)
+
+    @app.exception_handler(Busy)
+    async def busy(request: Request, exc: Busy) -> JSONResponse:
+        return JSONResponse(
+            {"detail": f"{exc}; try again in a moment"}, 503, headers={"Retry-After": "1"}
+        )
+
+
+def _describe(error: dict[str, Any]) -> str:
+    loc = [str(x) for x in error["loc"] if x != "body"]
+    msg = error["msg"]
+    if error["type"] == "json_invalid":
+        return "the body is not valid JSON"
+    if msg.startswith("Value error, "):
+        msg = msg[len("Value error, ") :]
+    return f"{'.'.join(loc)}: {msg}" if loc else msg

@@ -1,0 +1,166 @@
+"""What the HTTP API accepts and answers, with its limits: the OpenAPI schema at /docs is made
+from these classes.
+
+Layers and heads count from 1, as on the command line and in the paper (head_1 ... head_h); a
+negative number counts from the end (layer -1 is the last).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    model_validator,
+)
+
+MAX_TEXT_CHARS = 1000  # a long paragraph; the model sees at most max_positions tokens anyway
+MAX_TEXTS = 32  # texts in one /translate request: one Translator batch
+MAX_BEAM_SIZE = 8
+MAX_TOP = 20
+
+
+def _not_blank(text: str) -> str:
+    if not text.strip():
+        raise ValueError("the text is empty: give something to translate")
+    return text
+
+
+Text = Annotated[str, StringConstraints(max_length=MAX_TEXT_CHARS), AfterValidator(_not_blank)]
+BeamSize = Annotated[int, Field(ge=1, le=MAX_BEAM_SIZE, description="1 is greedy search")]
+ModelName = Annotated[
+    str | None, Field(description="a name from GET /models (default: the first model)")
+]
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not ignored
+
+
+class TranslateRequest(_Request):
+    """``text`` (one) or ``texts`` (a list), not both."""
+
+    text: Text | None = None
+    texts: Annotated[list[Text], Field(min_length=1, max_length=MAX_TEXTS)] | None = None
+    model: ModelName = None
+    beam_size: BeamSize = 4
+
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"text": "El gato negro duerme en el jardín."}]}
+    )
+
+    @model_validator(mode="after")
+    def _one_of_text_and_texts(self) -> TranslateRequest:
+        if (self.text is None) == (self.texts is None):
+            raise ValueError('give "text" (a string) or "texts" (a list of strings), not both')
+        return self
+
+
+class TranslateResponse(BaseModel):
+    model: str
+    beam_size: int
+    translation: str | None = Field(None, description='for "text"')
+    translations: list[str] | None = Field(None, description='for "texts", in their order')
+
+
+Kind = Literal["cross", "encoder", "decoder"]
+
+
+class AttentionRequest(_Request):
+    """Translate one text (or force ``target``) and return the attention weights asked for."""
+
+    text: Text
+    target: Text | None = Field(None, description="force this translation instead of searching")
+    model: ModelName = None
+    beam_size: BeamSize = 4
+    kind: Kind | Literal["all"] = Field(
+        "all", description="cross-attention, encoder or decoder self-attention, or all three"
+    )
+    layer: int | None = Field(None, description="from 1; -1 is the last; null: every layer")
+    head: int | Literal["mean"] | None = Field(
+        None, description='from 1; "mean": the mean of the layer\'s heads; null: every head'
+    )
+    level: Literal["words", "pieces"] = Field(
+        "words", description="whitespace-separated words (pieces merged) or subword pieces"
+    )
+    top: Annotated[int, Field(ge=1, le=MAX_TOP, description="words per row of the table")] = 3
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "text": "El gato negro duerme en el jardín.",
+                    "kind": "cross",
+                    "layer": -1,
+                    "head": "mean",
+                }  # fmt: skip
+            ]
+        },
+    )
+
+
+class Table(BaseModel):
+    """The explainer's table of one layer and head (or their mean): each word and the words it
+    attends to most."""
+
+    layer: int
+    head: int | None = Field(description="null: the mean of the heads")
+    describe: str
+    text: str = Field(description="the table as `heedful attend` prints it")
+    rows: list[dict[str, Any]]
+
+
+class View(BaseModel):
+    """One kind of attention: ``weights[l][h][q][k]`` is how much query ``queries[q]`` attends
+    to key ``keys[k]`` in layer ``layers[l]``, head ``heads[h]``."""
+
+    title: str
+    queries: list[str]
+    keys: list[str]
+    n_layers: int
+    n_heads: int
+    layers: list[int]
+    heads: list[int | Literal["mean"]]
+    weights: list[list[list[list[float]]]]
+    table: Table
+
+
+class KindInfo(BaseModel):
+    title: str
+    n_layers: int
+    n_heads: int
+
+
+class AttentionResponse(BaseModel):
+    model: str
+    source: str
+    translation: str
+    score: float | None = Field(description="the beam's score; null when the target was forced")
+    beam_size: int
+    level: Literal["words", "pieces"]
+    kinds: dict[Kind, KindInfo] = Field(description="every kind this model has")
+    attention: dict[Kind, View]
+
+
+class ModelInfo(BaseModel):
+    name: str
+    source_language: str | None
+    target_language: str | None
+    n_layers: int = Field(description="decoder layers (those of cross-attention)")
+    n_heads: int
+
+
+class Health(BaseModel):
+    status: Literal["ok"]
+    models: dict[str, dict[str, int]]
+
+
+class Problem(BaseModel):
+    """Every error answers {"detail": "what went wrong and what to do"}."""
+
+    detail: str
+    errors: list[dict[str, Any]] | None = None
