@@ -57,21 +57,26 @@ def read_log(path: Path) -> list[dict[str, Any]]:
 class Progress:
     """A tqdm bar (step, loss, lr, tokens/s, ETA) on a terminal; plain lines otherwise."""
 
-    def __init__(self, total: int, initial: int, *, enabled: bool = True):
-        self.enabled = enabled
-        self.total, self.start_step, self.start_time = total, initial, time.perf_counter()
-        interactive = enabled and sys.stderr.isatty()
-        self.bar = tqdm(
-            total=total, initial=initial, unit="step", dynamic_ncols=True, disable=not interactive
-        )
+    def __init__(self, total: int, *, enabled: bool = True):
+        self.total, self.enabled = total, enabled
+        self.interactive = enabled and sys.stderr.isatty()
+        self.bar: tqdm | None = None
+        self.start_step, self.start_time = 0, time.perf_counter()
+
+    def start(self, step: int) -> None:
+        """Training starts (or resumes) at ``step``: rates and ETA count from here."""
+        self.start_step, self.start_time = step, time.perf_counter()
+        if self.interactive:
+            self.bar = tqdm(total=self.total, initial=step, unit="step", dynamic_ncols=True)
 
     def update(self, step: int, record: dict[str, Any] | None = None) -> None:
-        self.bar.update(step - self.bar.n)
+        if self.bar is not None:
+            self.bar.update(step - self.bar.n)
         if record is None:
             return
         fields = {"loss": f"{record['loss']:.3f}", "lr": f"{record['lr']:.2e}",
                   "tok/s": f"{record['tokens_per_s']:,.0f}"}  # fmt: skip
-        if not self.bar.disable:
+        if self.bar is not None:
             self.bar.set_postfix(fields, refresh=False)
         elif self.enabled:
             done = step - self.start_step
@@ -83,13 +88,15 @@ class Progress:
     def say(self, message: str) -> None:
         if not self.enabled:
             return
-        if self.bar.disable:
-            print(message, flush=True)
-        else:
+        if self.bar is not None:
             self.bar.write(message)
+        else:
+            print(message, flush=True)
 
     def close(self) -> None:
-        self.bar.close()
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
 
 
 def _duration(seconds: float) -> str:

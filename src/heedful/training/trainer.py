@@ -59,7 +59,7 @@ class Trainer:
     def __init__(self, config, out: Path, device, dist, *, resume: bool):
         self.config: RunConfig = config
         self.out, self.device, self.dist = out, device, dist
-        self.progress = Progress(config.train.max_steps, 0, enabled=dist.is_main)
+        self.progress = Progress(config.train.max_steps, enabled=dist.is_main)
         self.log = RunLog(out, enabled=dist.is_main)
         info = read_info(out)
         if resume and info is None:
@@ -124,7 +124,7 @@ class Trainer:
             f"an update is {train.accumulation} x {world} batches of <= {train.batch_tokens:,} "
             "tokens"
         )
-        self.progress.update(self.info["step"])
+        self.progress.start(self.info["step"])
         window = {"loss": 0.0, "nll": 0.0, "tokens": 0, "time": time.perf_counter()}
         step = self.info["step"]
         while step < train.max_steps and self.info["stopped"] is None:
