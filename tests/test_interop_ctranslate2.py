@@ -1,0 +1,135 @@
+"""`heedful export --to ctranslate2`: CTranslate2's greedy translations equal heedful's, for
+heedful models (post-LN and pre-LN, interleaved sinusoids) and for imported Marian models."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from pathlib import Path
+
+import ctranslate2
+import pytest
+import torch
+from test_interop_marian import make_marian_dir
+from test_interop_marian import sources as marian_sources
+
+from heedful.checkpoint import save_model_dir
+from heedful.cli import main
+from heedful.config import ModelConfig
+from heedful.interop.marian import load_marian
+from heedful.model import Transformer
+from heedful.tokenizer import Tokenizer
+from heedful.translator import Translator
+
+TATOEBA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "tatoeba" / "spa-eng"
+MAX_NEW = 20
+
+# name -> ModelConfig overrides of the tiny preset
+HEEDFUL_MODELS = {
+    "paper": dict(),  # post-LN, ReLU, interleaved sinusoids, all embeddings shared
+    "pre-ln-gelu-bias": dict(norm_first=True, activation="gelu", share_embeddings="none",
+                             scale_embeddings=False, output_bias=True, n_decoder_layers=3),
+}  # fmt: skip
+
+
+@functools.cache
+def pairs() -> list[tuple[str, str]]:
+    with open(TATOEBA / "dev.tsv", encoding="utf-8") as f:
+        return [tuple(line.rstrip("\n").split("\t")[:2]) for line in itertools.islice(f, 400)]
+
+
+@functools.cache
+def tokenizer() -> Tokenizer:
+    return Tokenizer.train([text for pair in pairs() for text in pair], vocab_size=300)
+
+
+def sources() -> list[str]:
+    return [spanish for _, spanish in pairs()[::25]] + ["¿Dónde está 🙂 el tren de las 8:45?"]
+
+
+def heedful_model_dir(directory: Path, name: str) -> Path:
+    torch.manual_seed(0)
+    config = ModelConfig.tiny(tokenizer().vocab_size, dropout=0.0, **HEEDFUL_MODELS[name])
+    model = Transformer(config).eval()
+    if config.output_bias:
+        with torch.no_grad():
+            model.logits_bias.normal_(0, 0.1)
+    save_model_dir(directory, model, tokenizer())
+    return directory
+
+
+def export(model_dir: Path, out_dir: Path) -> ctranslate2.Translator:
+    assert main(["export", "--to", "ctranslate2", str(model_dir), str(out_dir)]) == 0
+    return ctranslate2.Translator(str(out_dir), device="cpu", inter_threads=1, intra_threads=1)
+
+
+def assert_same_scores(translator: Translator, exported, source_pieces, encode_target) -> None:
+    """Each reference translation's token log-probabilities, as CTranslate2 scores them, equal
+    heedful's (with the ids its search bans taken out of the softmax, as the export does)."""
+    tokenizer, config = translator.tokenizer, translator.config
+    texts = sources()
+    targets = [encode_target(english) for english, _ in pairs()[::25]] + [encode_target("Hi.")]
+    theirs = exported.score_batch(
+        [source_pieces(tokenizer.encode(text, add_eos=False)) for text in texts],
+        [tokenizer.pieces(ids[:-1]) for ids in targets],  # CTranslate2 appends </s> itself
+    )
+    for text, target, result in zip(texts, targets, theirs, strict=True):
+        src = torch.tensor([tokenizer.encode(text)])
+        with torch.no_grad():
+            logits = translator.model(src, torch.tensor([[config.start_id, *target[:-1]]]))[0]
+        logits[:, translator.banned_ids()] = float("-inf")
+        ours = logits.log_softmax(-1).gather(1, torch.tensor(target)[:, None]).squeeze(1)
+        assert result.tokens == tokenizer.pieces(target)
+        assert torch.allclose(torch.tensor(result.log_probs), ours, atol=1e-3)
+
+
+def assert_same_greedy(translator: Translator, exported, source_pieces, texts: list[str]):
+    """CTranslate2 reads pieces (it appends </s> itself); heedful reads ids."""
+    tokenizer = translator.tokenizer
+    ours = translator.generate(tokenizer.encode_batch(texts), 1, max_length=MAX_NEW)
+    ours = [tokenizer.pieces(h[0].tokens) for h in ours]
+    theirs = exported.translate_batch(
+        [source_pieces(tokenizer.encode(text, add_eos=False)) for text in texts],
+        beam_size=1, max_decoding_length=MAX_NEW, min_decoding_length=0, return_end_token=True,
+    )  # fmt: skip
+    assert [result.hypotheses[0] for result in theirs] == ours
+    assert len({tuple(pieces) for pieces in ours}) > 1  # not one output for every input
+    return ours
+
+
+@pytest.mark.parametrize("name", list(HEEDFUL_MODELS))
+def test_exported_heedful_model_translates_the_same(tmp_path, name):
+    model_dir = heedful_model_dir(tmp_path / "model", name)
+    exported = export(model_dir, tmp_path / "ct2")
+    translator = Translator.load(model_dir)
+    tokenizer = translator.tokenizer
+    assert_same_greedy(translator, exported, tokenizer.pieces, sources())
+    assert_same_scores(translator, exported, tokenizer.pieces, tokenizer.encode)
+
+
+def test_exported_marian_model_translates_the_same(tmp_path):
+    make_marian_dir(tmp_path / "marian", "shared-tied")
+    exported = export(tmp_path / "marian", tmp_path / "ct2")
+    translator = load_marian(tmp_path / "marian")
+    tokenizer = translator.tokenizer
+    ours = assert_same_greedy(translator, exported, tokenizer.source_pieces, marian_sources())
+    assert_same_scores(translator, exported, tokenizer.source_pieces, tokenizer.encode_target)
+    assert any(p[-1] == "</s>" and len(p) > 2 for p in ours)  # some end early ...
+    assert any(len(p) == MAX_NEW and p[-1] != "</s>" for p in ours)  # ... some run to the limit
+
+
+def test_export_refuses_what_it_cannot_do(tmp_path, capsys):
+    model_dir = heedful_model_dir(tmp_path / "model", "paper")
+    (tmp_path / "taken").mkdir()
+    assert main(["export", "--to", "ctranslate2", str(model_dir), str(tmp_path / "taken")]) == 1
+    assert "--force" in capsys.readouterr().err
+
+    torch.manual_seed(0)
+    windowed = Transformer(ModelConfig.tiny(tokenizer().vocab_size, attention_window=2))
+    save_model_dir(tmp_path / "windowed", windowed, tokenizer())
+    assert main(["export", "--to", "ctranslate2", str(tmp_path / "windowed"),
+                 str(tmp_path / "out")]) == 1  # fmt: skip
+    assert "windowed" in capsys.readouterr().err
+    assert main(["export", "--to", "ctranslate2", str(tmp_path / "nowhere"),
+                 str(tmp_path / "out")]) == 1  # fmt: skip
+    assert "nowhere" in capsys.readouterr().err
