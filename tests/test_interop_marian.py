@@ -21,6 +21,7 @@ import torch
 import transformers
 from transformers import MarianConfig, MarianMTModel
 
+from heedful.cli import main
 from heedful.interop.marian import (
     MarianTokenizer,
     is_marian_dir,
@@ -28,6 +29,7 @@ from heedful.interop.marian import (
     load_marian_model,
     marian_config,
 )
+from heedful.translator import Translator
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "multi30k"
 # Sentences whose cutting is easy to get wrong: unknown characters and emoji, the special
@@ -44,14 +46,15 @@ TRICKY = [
 ]
 MAX_NEW = 20  # generated tokens at most, end-of-sentence included
 
-# name -> how the test model differs: vocabularies, tying, depth, heads, width, activation
+# name -> how the test model differs: vocabularies, tying, depth, heads, width, activation,
+# weights file, and whether outputs cut at the length limit end with a forced </s>
 SHAPES = {
     "shared-tied": dict(shared=True, tied=True, layers=(2, 2), heads=4, d_model=32,
-                        activation="swish", scale=True, weights="safetensors"),
+                        activation="swish", scale=True, weights="safetensors", forced_eos=False),
     "separate-vocabs-bin": dict(shared=False, tied=True, layers=(1, 3), heads=2, d_model=48,
-                                activation="gelu", scale=True, weights="bin"),
+                                activation="gelu", scale=True, weights="bin", forced_eos=True),
     "shared-untied": dict(shared=True, tied=False, layers=(3, 1), heads=8, d_model=64,
-                          activation="relu", scale=False, weights="safetensors"),
+                          activation="relu", scale=False, weights="safetensors", forced_eos=False),
 }  # fmt: skip
 
 
@@ -116,7 +119,8 @@ def make_marian_dir(directory: Path, shape: str, seed: int = 0) -> MarianMTModel
         encoder_layers=n_enc, decoder_layers=n_dec, encoder_attention_heads=s["heads"],
         decoder_attention_heads=s["heads"], encoder_ffn_dim=2 * d_model,
         decoder_ffn_dim=2 * d_model, max_position_embeddings=128, pad_token_id=pad,
-        decoder_start_token_id=pad, eos_token_id=0, forced_eos_token_id=None,
+        decoder_start_token_id=pad, eos_token_id=0,
+        forced_eos_token_id=0 if s["forced_eos"] else None,
         activation_function=s["activation"], scale_embedding=s["scale"],
         share_encoder_decoder_embeddings=s["shared"], tie_word_embeddings=s["tied"],
         init_std=init_std, attn_implementation="eager",
@@ -150,7 +154,7 @@ def make_some_outputs_end(model: MarianMTModel, tokenizer) -> None:
         with torch.no_grad():
             model.final_logits_bias[0, eos] = base + extra
             out = model.generate(**batch, num_beams=1, do_sample=False, max_new_tokens=MAX_NEW)
-        ended = [row.index(eos) for row in out[:, 1:].tolist() if eos in row]
+        ended = [row.index(eos) for row in out[:, 1:].tolist() if eos in row[: MAX_NEW - 1]]
         if 3 <= len(ended) <= n - 3 and max(ended) >= 2:
             return
         low, high = (extra, high) if len(ended) < 3 else (low, extra)
@@ -219,6 +223,7 @@ def test_logits_and_attention_equal_hf(root, shape):
     model, tokenizer, meta = load_marian_model(root / shape)
     config = model.config
     assert meta["generation"]["banned_ids"] == [config.pad_id]
+    assert meta["generation"]["forced_eos_token_id"] == (0 if SHAPES[shape]["forced_eos"] else None)
     src = pad_batch(tokenizer.encode_batch(sources()[:6]), config.pad_id)
     generator = torch.Generator().manual_seed(1)
     tgt = torch.randint(3, config.tgt_vocab_size, (src.shape[0], 9), generator=generator)
@@ -266,8 +271,46 @@ def test_greedy_and_beam_equal_hf_generate(root, shape):
             texts, beams, max_length=MAX_NEW, length_penalty=1.0, length_penalty_form="power"
         ) == hf_tokenizer(root / shape).batch_decode(out, skip_special_tokens=True)
         lengths |= {(len(ids), ids[-1] == config.eos_id) for ids in expected}
-    # The outputs are not trivial: some end with </s> after a few tokens, some run to the limit.
-    assert any(ended and n > 2 for n, ended in lengths) and (MAX_NEW, False) in lengths
+    # The outputs are not trivial: some end with </s> after a few tokens, some run to the limit
+    # (and end there with </s> only when the model forces it).
+    assert any(ended and 2 < n < MAX_NEW for n, ended in lengths)
+    assert (MAX_NEW, SHAPES[shape]["forced_eos"]) in lengths
+
+
+def test_translate_command_reads_a_marian_directory(root, capsys):
+    hf_model = _built("shared-tied", str(root))
+    directory = root / "shared-tied"
+    assert isinstance(Translator.load(directory).tokenizer, MarianTokenizer)
+    texts = sources()[:6]
+    assert (
+        main(
+            [
+                "translate",
+                "--model",
+                str(directory),
+                "--beam",
+                "4",
+                "--penalty-form",
+                "power",
+                "--length-penalty",
+                "1.0",
+                "--max-length",
+                str(MAX_NEW),
+                *texts,
+            ]
+        )
+        == 0
+    )
+    hf = hf_tokenizer(directory)
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = hf_model.generate(
+            **hf(texts, return_tensors="pt", padding=True),
+            num_beams=4,
+            max_new_tokens=MAX_NEW,
+            length_penalty=1.0,
+        )
+    assert capsys.readouterr().out.splitlines() == hf.batch_decode(out, skip_special_tokens=True)
 
 
 def test_attend_shows_an_imported_models_attention(root):

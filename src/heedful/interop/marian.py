@@ -112,13 +112,16 @@ def marian_config(hf: dict[str, Any], source: str | Path = CONFIG_FILE) -> Model
 
 
 def generation_defaults(directory: Path, hf: dict[str, Any]) -> dict[str, Any]:
-    """num_beams, max_length, length_penalty and the single tokens never to generate
-    (``bad_words_ids``, [[pad]] in OPUS-MT models), from generation_config.json or config.json."""
+    """How HF generates with this model, from generation_config.json (or, in older directories,
+    config.json): num_beams, max_length, length_penalty; the single tokens never to generate
+    (``banned_ids``, from bad_words_ids: [[pad]] in OPUS-MT models); and
+    ``forced_eos_token_id``, the token an output cut at max_length ends with (or None)."""
     path = directory / "generation_config.json"
     gen = read_json(path) if path.is_file() else hf
     out = {k: gen[k] for k in ("num_beams", "max_length", "length_penalty") if k in gen}
     bad = gen.get("bad_words_ids") or []
     out["banned_ids"] = sorted({ids[0] for ids in bad if len(ids) == 1})
+    out["forced_eos_token_id"] = gen.get("forced_eos_token_id")
     return out
 
 
@@ -138,14 +141,18 @@ def read_weights(directory: str | Path) -> tuple[dict[str, Tensor], Path]:
 
 
 def load_bin(path: Path) -> dict[str, Tensor]:
-    """A PyTorch state dict, read with the restricted unpickler that only rebuilds tensors."""
+    """A PyTorch state dict, read with torch's weights_only unpickler, which rebuilds tensors and
+    refuses everything else (a crafted pickle's code never runs)."""
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
     except (pickle.UnpicklingError, RuntimeError, EOFError, OSError, ValueError) as e:
-        first_line = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        # torch's message suggests weights_only=False; keep only its reason, e.g. "Unsupported
+        # global: GLOBAL io.open was not an allowed global by default".
+        _, _, reason = str(e).partition("WeightsUnpickler error:")
+        reason = reason.strip().split("\n")[0].split(". ")[0] or type(e).__name__
         raise ValueError(
-            f"{path}: refused: not a plain tensor checkpoint ({first_line}). heedful never "
-            "unpickles Python objects; convert the weights to model.safetensors"
+            f"{path}: refused: not a plain tensor checkpoint ({reason}). heedful never "
+            "unpickles Python objects; convert the file to model.safetensors with a tool you trust"
         ) from e
     if not isinstance(state, dict) or not all(isinstance(v, Tensor) for v in state.values()):
         raise ValueError(f"{path}: expected a flat dict of tensors")
