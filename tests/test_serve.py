@@ -255,6 +255,21 @@ def test_attention_of_pieces_and_of_a_forced_target(client, translators):
     assert out["attention"]["cross"]["keys"] == attended.source_pieces
 
 
+def test_other_views_of_the_same_sentence_do_not_run_the_model_again(dirs, monkeypatch):
+    app = new_app(dirs)
+    translator = app.state.workers["es-en"].translator
+    calls = []
+    attend = translator.attend
+    monkeypatch.setattr(translator, "attend", lambda *a: calls.append(a) or attend(*a))
+    with TestClient(app) as c:
+        for selection in ({"kind": "cross"}, {"kind": "encoder", "layer": 1}, {"head": 2}):
+            assert c.post("/attention", json={"text": SOURCE, **selection}).status_code == 200
+        assert len(calls) == 1
+        c.post("/attention", json={"text": SOURCE, "beam_size": 2})  # another search
+        c.post("/attention", json={"text": SOURCE, "target": "Hello."})  # a forced target
+        assert len(calls) == 3
+
+
 # --- concurrency, time and load ---------------------------------------------------------------
 
 
@@ -354,8 +369,9 @@ def test_the_page_and_its_files_come_from_this_server_only(client):
     assert "default-src 'self'" in page.headers["content-security-policy"]
     for name in ("app.js", "style.css"):
         assert client.get(f"/static/{name}").status_code == 200
-    for path in STATIC.iterdir():  # nothing from a CDN: no absolute URL at all
-        assert not re.search(r"(https?:)?//[\w.-]+\.\w", path.read_text()), path.name
+    for path in STATIC.iterdir():  # nothing from a CDN: no absolute URL but SVG's namespace
+        text = path.read_text().replace('xmlns="http://www.w3.org/2000/svg"', "")
+        assert not re.search(r"(https?:)?//[\w.-]+\.\w", text), path.name
 
 
 def test_openapi_documents_the_api(client):
@@ -366,6 +382,13 @@ def test_openapi_documents_the_api(client):
 
 
 # --- the command ------------------------------------------------------------------------------
+
+
+def test_an_app_of_model_directories_names_them_by_directory(dirs):
+    app = create_app([dirs["m2"], dirs["es-en"]])
+    assert list(app.state.workers) == ["m2", "es-en"]  # the first is the default
+    with pytest.raises(ValueError, match="two models are named 'm2'"):
+        create_app([dirs["m2"], dirs["m2"]])
 
 
 def test_serve_names_models_by_directory_or_name(dirs, tmp_path):

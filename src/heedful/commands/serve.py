@@ -35,6 +35,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="S",
         help="seconds a request may wait for its model, queue included (default 30)",
     )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        metavar="N",
+        help="torch threads for each model (default: half the cores)",
+    )
 
 
 def model_dirs(specs: list[str] | None) -> dict[str, Path]:
@@ -63,13 +69,15 @@ def run(args: argparse.Namespace) -> int:
 
     if args.timeout <= 0:
         raise ValueError(f"--timeout must be positive, not {args.timeout}")
+    if args.threads is not None and args.threads < 1:
+        raise ValueError(f"--threads must be at least 1, not {args.threads}")
     if not _is_loopback(args.host):
         print(
             f"heedful serve: listening on {args.host}: anyone who can reach it may use the models "
             "(there is no authentication)",
             file=sys.stderr,
         )
-    app = create_app(model_dirs(args.model), timeout_s=args.timeout)
+    app = create_app(model_dirs(args.model), timeout_s=args.timeout, threads=args.threads)
     uvicorn.run(app, host=args.host, port=args.port, log_level="info")
     return 0
 

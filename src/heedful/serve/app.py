@@ -16,6 +16,7 @@ many requests waiting, 504 an answer slower than ``timeout_s``.
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -69,10 +70,13 @@ def create_app(
     timeout_s: float = TIMEOUT_S,
     max_body_bytes: int = MAX_BODY_BYTES,
     max_waiting: int = 256,
+    threads: int | None = None,
 ) -> FastAPI:
     """The app. ``models``: model directories, or {name: Translator or directory}; the first is
     the default. ``timeout_s``: the longest a request waits for its model (queue included);
-    ``max_waiting``: requests queued per model before it answers 503."""
+    ``max_waiting``: requests queued per model before it answers 503; ``threads``: torch's
+    threads for each model's calls (default: half the cores; the other half parse requests,
+    tokenize and answer, and a torch thread waiting for a busy core stalls all the others)."""
     if not isinstance(models, Mapping):
         models = load_translators(models)
     translators = {
@@ -81,7 +85,8 @@ def create_app(
     if not translators:
         raise ValueError("give at least one model")
     workers = {
-        name: ModelWorker(name, t, max_waiting=max_waiting) for name, t in translators.items()
+        name: ModelWorker(name, t, max_waiting=max_waiting, threads=threads or default_threads())
+        for name, t in translators.items()
     }
     default = next(iter(workers))
 
@@ -164,6 +169,10 @@ def create_app(
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
+
+
+def default_threads() -> int:
+    return max(1, (os.cpu_count() or 2) // 2)
 
 
 def model_info(name: str, translator: Translator) -> dict[str, Any]:

@@ -20,6 +20,8 @@ from collections import OrderedDict, deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+import torch
+
 from heedful.attended import Attended
 from heedful.translator import Translator
 
@@ -80,12 +82,25 @@ class _AttendedCache:
 class ModelWorker:
     """A Translator behind one thread. Call its coroutines from the event loop only."""
 
-    def __init__(self, name: str, translator: Translator, *, max_waiting: int = 256):
+    def __init__(
+        self,
+        name: str,
+        translator: Translator,
+        *,
+        max_waiting: int = 256,
+        threads: int | None = None,
+    ):
+        """``threads``: torch's intra-op threads for this model's calls (default: torch's)."""
         self.name = name
         self.translator = translator
         self.max_waiting = max_waiting
         self.counters = Counters()
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"heedful-{name}")
+        self._executor = ThreadPoolExecutor(
+            max_workers=1,
+            thread_name_prefix=f"heedful-{name}",
+            initializer=None if threads is None else torch.set_num_threads,
+            initargs=() if threads is None else (threads,),
+        )
         self._mutex = threading.Lock()  # guards _queue, shared with the worker thread
         self._queue: deque[_Job] = deque()
         self._attended = _AttendedCache(ATTENDED_CACHE_BYTES)

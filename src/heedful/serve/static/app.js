@@ -257,15 +257,20 @@
     const strong = document.createElement("strong");
     strong.textContent = who;
     box.append(strong, fromRow ? " → " : " ← ");
+    const picked = fromRow ? focus.k : focus.q;  // the hovered cell's other word, if any
     const shown = pairs.filter((p, r) => r === 0 || p[0] >= 0.005).slice(0, TOP);
+    if (picked !== null && !shown.some(([, x]) => x === picked)) {
+      shown.push([fromRow ? w[focus.q][picked] : w[picked][focus.k], picked]);
+    }
     shown.forEach(([weight, x], r) => {
       const word = document.createElement("span");
-      word.className = "word" + (x === (fromRow ? focus.k : focus.q) ? " picked" : "");
+      word.className = "word" + (x === picked ? " picked" : "");
       word.textContent = labels[x];
       const number = document.createElement("span");
       number.className = "w";
       number.textContent = " (" + fmt(weight) + ")";
-      box.append(word, number, r < shown.length - 1 ? ", " : "");
+      const gap = r === TOP - 1 && shown.length > TOP ? " … " : ", ";
+      box.append(word, number, r < shown.length - 1 ? gap : "");
     });
   }
 
