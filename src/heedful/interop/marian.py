@@ -117,7 +117,7 @@ def generation_defaults(directory: Path, hf: dict[str, Any]) -> dict[str, Any]:
     (``banned_ids``, from bad_words_ids: [[pad]] in OPUS-MT models); and
     ``forced_eos_token_id``, the token an output cut at max_length ends with (or None)."""
     path = directory / "generation_config.json"
-    gen = read_json(path) if path.is_file() else hf
+    gen = {**hf, **(read_json(path) if path.is_file() else {})}
     out = {k: gen[k] for k in ("num_beams", "max_length", "length_penalty") if k in gen}
     bad = gen.get("bad_words_ids") or []
     out["banned_ids"] = sorted({ids[0] for ids in bad if len(ids) == 1})
@@ -235,11 +235,15 @@ def load_marian_model(directory: str | Path, device: str | torch.device = "cpu")
         model.load_state_dict(state, strict=True)
     except RuntimeError as e:
         raise ValueError(f"{source}: weights do not fit {directory / CONFIG_FILE} ({e})") from e
-    if tokenizer.vocab_size > config.src_vocab_size:
-        raise ValueError(
-            f"{directory}: vocab.json has {tokenizer.vocab_size} entries but the model only "
-            f"{config.src_vocab_size} source embeddings"
-        )
+    for side, entries, embeddings in [
+        ("source", tokenizer.vocab_size, config.src_vocab_size),
+        ("target", tokenizer.target_vocab_size, config.tgt_vocab_size),
+    ]:
+        if entries > embeddings:
+            raise ValueError(
+                f"{directory}: the {side} vocabulary has {entries} entries but the model only "
+                f"{embeddings} {side} embeddings"
+            )
     meta = {"format": "marian", "model": config.to_dict(), "source": str(directory),
             "generation": generation_defaults(directory, hf)}  # fmt: skip
     return model.to(device).eval(), tokenizer, meta
