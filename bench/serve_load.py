@@ -96,6 +96,7 @@ def poll_health(base: str, stop, answers) -> None:
 
 async def load(base: str, args: argparse.Namespace) -> dict:
     texts = sentences(args.requests)
+    load_before = os.getloadavg()[0]
     gate = asyncio.Semaphore(args.concurrency)
     limits = httpx.Limits(max_connections=args.concurrency + 1)
     latencies: list[float] = []
@@ -142,6 +143,7 @@ async def load(base: str, args: argparse.Namespace) -> dict:
         "endpoint": args.endpoint,
         "beam_size": args.beam,
         "server_threads": args.threads,
+        "load_average_before": round(load_before, 2),  # other work on the machine
         "answered": len(latencies),
         "errors": errors,
         "seconds": round(elapsed, 2),
@@ -181,7 +183,10 @@ def report(result: dict, model: str) -> str:
             f"  /health during the load: {health['answered']} answered (p50 {health['p50_s']} s, "
             f"p99 {health['p99_s']} s, max {health['max_s']} s), {health['failed']} failed",
             f"  server: {batches} batches for {counters['texts']} texts (mean {mean_batch:.1f}, "
-            f"largest {counters['largest_batch']})",
+            f"largest {counters['largest_batch']})"
+            if result["endpoint"] == "translate"
+            else "  server: one Translator.attend call a request (attention is not batched)",
+            f"  machine load average before the run: {result['load_average_before']}",
         ]
     )
 

@@ -1,4 +1,4 @@
-"""Parallel text for training: readers with clear errors, normalisation, filtering, encoding."""
+"""Text for training: readers with clear errors, normalisation, filtering, encoding."""
 
 from heedful.data.corpus import (
     Corpus,
@@ -13,6 +13,7 @@ from heedful.data.readers import (
     read_aligned,
     read_lines,
     read_split,
+    read_text,
     read_tsv,
 )
 
@@ -26,6 +27,7 @@ __all__ = [
     "read_aligned",
     "read_lines",
     "read_split",
+    "read_text",
     "read_tsv",
     "train_tokenizer",
 ]

@@ -43,14 +43,18 @@ class FilterCounts:
 
 @dataclass
 class Corpus:
-    """Token ids of each pair, without EOS (the batcher adds it)."""
+    """Token ids of each pair, without EOS (the batcher adds it).
 
-    src: list[list[int]] = field(default_factory=list)
+    A language model's text is a corpus without a source side (``src`` None): the decoder alone
+    reads ``[start] + tgt`` and learns to predict ``tgt + [eos]``.
+    """
+
+    src: list[list[int]] | None = field(default_factory=list)
     tgt: list[list[int]] = field(default_factory=list)
-    kept: list[int] = field(default_factory=list)  # which pairs of the text they are
+    kept: list[int] = field(default_factory=list)  # which pairs (or lines) of the text they are
 
     def __len__(self) -> int:
-        return len(self.src)
+        return len(self.tgt)
 
 
 def normalize_pairs(text: ParallelText) -> tuple[ParallelText, FilterCounts]:

@@ -1,7 +1,9 @@
-"""Reading parallel text: TSV pair files, line-aligned file pairs, and ``.gz`` of either.
+"""Reading parallel text: TSV pair files, line-aligned file pairs, and ``.gz`` of either; and
+monolingual text (for a language model): a plain file, or one column of a TSV file.
 
     tatoeba/spa-eng/train.tsv     English<TAB>Spanish, one pair a line (``columns: [en, es]``)
     multi30k/train.{lang}         train.de + train.en, line i of one translates line i of the other
+    notes.txt                     one document (or sentence) a line
 
 Bad input stops with an error that names the file and the line: a line without the tab, files
 of different lengths, invalid UTF-8. Nothing is dropped here; filtering, with counts said aloud,
@@ -102,6 +104,25 @@ def read_aligned(src_path: str | Path, tgt_path: str | Path) -> ParallelText:
         sources.append(a[1])
         targets.append(b[1])
     return ParallelText(sources, targets, f"{src_path} + {Path(tgt_path).name}")
+
+
+def read_text(path: str | Path, column: int | None = None) -> list[str]:
+    """Every line of a text file (one document a line), or, with ``column`` (from 0), that
+    tab-separated field of every line; a line without the field is an error naming it."""
+    if column is None:
+        return [line for _, line in read_lines(path)]
+    if column < 0:
+        raise DataError(f"{path}: columns count from 0, not {column}")
+    texts = []
+    for number, line in read_lines(path):
+        fields = line.split("\t")
+        if column >= len(fields):
+            raise DataError(
+                f"{path}, line {number}: expected at least {column + 1} tab-separated columns, "
+                f"found {len(fields)}: {_preview(line)}"
+            )
+        texts.append(fields[column])
+    return texts
 
 
 def read_split(
