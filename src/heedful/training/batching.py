@@ -11,6 +11,9 @@ The paper (§5.1) batches sentence pairs "by approximate sequence length", about
 Pairs of similar length share a batch, so little of it is padding. An update takes the next
 ``accumulation x world_size`` batches from one endless stream; ``BatchStream.position`` is what a
 checkpoint stores to resume at the very next batch.
+
+A language model's corpus has no source side: its batches have ``src`` None, and the model reads
+``tgt_in`` alone (``model_logits``).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import torch
-from torch import Tensor
+from torch import Tensor, nn
 
 from heedful.data.corpus import Corpus
 
@@ -64,9 +67,9 @@ def padding_fraction(
 @dataclass
 class Batch:
     """A right-padded batch: the source is ``x + [eos]``, the decoder reads ``[start] + y`` and
-    learns to predict ``y + [eos]``."""
+    learns to predict ``y + [eos]``. A language model's batch has no source (``src`` None)."""
 
-    src: Tensor  # [B, S]
+    src: Tensor | None  # [B, S]
     tgt_in: Tensor  # [B, T]
     labels: Tensor  # [B, T], pad where there is no target
 
@@ -76,19 +79,37 @@ class Batch:
 
     def to(self, device: torch.device | str) -> Batch:
         return Batch(
-            *(t.to(device, non_blocking=True) for t in (self.src, self.tgt_in, self.labels))
-        )
+            *(None if t is None else t.to(device, non_blocking=True)
+              for t in (self.src, self.tgt_in, self.labels))
+        )  # fmt: skip
+
+
+def model_logits(model: nn.Module, batch: Batch) -> Tensor:
+    """The logits [B, T, V] a model gives a batch: a translation model reads the source and
+    ``tgt_in``, a decoder-only language model ``tgt_in`` alone."""
+    return model(batch.tgt_in) if batch.src is None else model(batch.src, batch.tgt_in)
 
 
 def collate(
     corpus: Corpus, indices: list[int], *, start_id: int, eos_id: int, pad_id: int = 0
 ) -> Batch:
-    """Token ids of the pairs ``indices`` -> a padded Batch."""
-    sources = [corpus.src[i] + [eos_id] for i in indices]
+    """Token ids of the pairs (or, without a source side, the texts) ``indices`` -> a Batch."""
     targets = [corpus.tgt[i] for i in indices]
     tgt_in = [[start_id, *y] for y in targets]
     labels = [[*y, eos_id] for y in targets]
-    return Batch(pad(sources, pad_id), pad(tgt_in, pad_id), pad(labels, pad_id))
+    src = None
+    if corpus.src is not None:
+        src = pad([corpus.src[i] + [eos_id] for i in indices], pad_id)
+    return Batch(src, pad(tgt_in, pad_id), pad(labels, pad_id))
+
+
+def corpus_lengths(corpus: Corpus) -> tuple[list[int], list[int]]:
+    """Each example's source length (``x + [eos]``; 0 without a source side) and target length
+    (``[start] + y``, or ``y + [eos]``): what batching by token count counts."""
+    tgt_lengths = [len(y) + 1 for y in corpus.tgt]
+    if corpus.src is None:
+        return [0] * len(tgt_lengths), tgt_lengths
+    return [len(x) + 1 for x in corpus.src], tgt_lengths
 
 
 def pad(rows: list[list[int]], pad_id: int) -> Tensor:
@@ -105,8 +126,7 @@ class BatchStream:
     def __init__(
         self, corpus: Corpus, max_tokens: int, *, seed: int, epoch: int = 0, index: int = 0
     ):
-        self.src_lengths = [len(x) + 1 for x in corpus.src]  # + eos
-        self.tgt_lengths = [len(y) + 1 for y in corpus.tgt]  # [start] + y, or y + [eos]
+        self.src_lengths, self.tgt_lengths = corpus_lengths(corpus)
         self.max_tokens, self.seed = max_tokens, seed
         self.epoch, self.index = epoch, index
         self._batches = self._epoch_batches(epoch)

@@ -16,7 +16,7 @@ from torch import nn
 
 from heedful.data.corpus import Corpus
 from heedful.tokenizer import Tokenizer
-from heedful.training.batching import collate, make_batches
+from heedful.training.batching import collate, corpus_lengths, make_batches, model_logits
 from heedful.training.loss import label_smoothed_loss
 
 
@@ -32,8 +32,7 @@ def dev_loss(
 ) -> dict[str, float]:
     """Per-token label-smoothed loss, NLL and perplexity over the whole split."""
     config = model.config
-    src_lengths = [len(x) + 1 for x in corpus.src]
-    tgt_lengths = [len(y) + 1 for y in corpus.tgt]
+    src_lengths, tgt_lengths = corpus_lengths(corpus)
     loss = nll = 0.0
     tokens = 0
     was_training = model.training
@@ -42,7 +41,7 @@ def dev_loss(
         batch = collate(corpus, indices, start_id=config.start_id, eos_id=config.eos_id)
         batch = batch.to(device)
         with autocast:
-            logits = model(batch.src, batch.tgt_in)
+            logits = model_logits(model, batch)
         sums = label_smoothed_loss(logits, batch.labels, epsilon=epsilon, pad_id=config.pad_id)
         loss, nll, tokens = loss + float(sums.loss), nll + float(sums.nll), tokens + sums.tokens
     model.train(was_training)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from heedful.training.batching import Batch
+from heedful.training.batching import Batch, model_logits
 from heedful.training.loss import label_smoothed_loss
 
 
@@ -65,7 +65,7 @@ def train_step(
         sync = contextlib.nullcontext() if last or world_size == 1 else model.no_sync()
         with sync:
             with autocast(device, precision):
-                logits = model(batch.src, batch.tgt_in)
+                logits = model_logits(model, batch)
             sums = label_smoothed_loss(logits, batch.labels, epsilon=epsilon, pad_id=config.pad_id)
             (sums.loss * (world_size / update_tokens)).backward()
         loss_sum += float(sums.loss.detach())
