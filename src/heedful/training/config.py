@@ -1,6 +1,8 @@
 """A training run's configuration: frozen dataclasses read from YAML, overridden by name.
 
+    task:  translation (the default) or lm (a decoder-only language model)
     data:  {train: tatoeba/spa-eng/train.tsv, columns: [en, es], src: es, tgt: en, ...}
+           lm: {train: [a.tsv, b.tsv], dev: [...], column: 0, language: en, ...}
     model: {preset: small, dropout: 0.1, ...}        any ModelConfig field but the vocab sizes
     optim: {warmup_steps: 4000, lr_scale: 1.0, ...}  the paper's recipe (§5.3-5.4)
     train: {max_steps: 10000, batch_tokens: 4096, accumulation: 1, precision: bf16, ...}
@@ -23,6 +25,7 @@ import yaml
 from heedful.config import PRESETS, ModelConfig
 
 Precision = Literal["fp32", "bf16"]
+Task = Literal["translation", "lm"]
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,22 @@ class DataConfig:
     max_tokens: int = 256  # longer pairs (subwords, either side) are dropped and counted
     train_pairs: int | None = None  # read only the first N training pairs (smoke runs, tests)
     dev_pairs: int | None = None
+
+
+@dataclass(frozen=True)
+class TextDataConfig:
+    """A language model's text (``task: lm``): files of one document (or sentence) a line, or a
+    column of TSV files. Training lines that repeat, or that are also dev lines, are dropped."""
+
+    root: str = "../shared/data"  # relative paths: from the repository holding the config file
+    train: tuple[str, ...] = ()  # one or more files
+    dev: tuple[str, ...] = ()
+    column: int | None = None  # .tsv files: the column holding the text, from 0
+    language: str = ""  # the text's language (recorded; `heedful lm evaluate --column en`)
+    vocab_size: int = 8000
+    max_tokens: int = 256  # longer lines (subwords) are dropped and counted
+    train_lines: int | None = None  # a seeded random sample of N training lines (smoke runs)
+    dev_lines: int | None = None
 
 
 @dataclass(frozen=True)
@@ -82,7 +101,8 @@ class EvalConfig:
 
 @dataclass(frozen=True)
 class RunConfig:
-    data: DataConfig = field(default_factory=DataConfig)
+    task: Task = "translation"
+    data: DataConfig | TextDataConfig = field(default_factory=DataConfig)
     model: dict[str, Any] = field(default_factory=lambda: {"preset": "base"})
     optim: OptimConfig = field(default_factory=OptimConfig)
     train: TrainConfig = field(default_factory=TrainConfig)
@@ -99,6 +119,8 @@ class RunConfig:
 
 SECTIONS = {"data": DataConfig, "model": dict, "optim": OptimConfig, "train": TrainConfig,
             "eval": EvalConfig}  # fmt: skip
+DATA_SECTIONS = {"translation": DataConfig, "lm": TextDataConfig}  # the data section, by task
+TRAIN_COMMANDS = {"translation": "heedful train", "lm": "heedful lm train"}
 _MODEL_FIELDS = {
     name: hint
     for name, hint in get_type_hints(ModelConfig).items()
@@ -110,10 +132,21 @@ class ConfigError(ValueError):
     pass
 
 
-def load_config(path: str | Path | None, overrides: list[str] = (), base: dict | None = None):
+def load_config(
+    path: str | Path | None,
+    overrides: list[str] = (),
+    base: dict | None = None,
+    *,
+    task: str | None = None,
+):
     """Read a YAML file (or start from ``base``, a saved ``to_dict()``), apply ``--set`` style
-    overrides, and resolve ``data.root`` to an absolute path."""
-    tree: dict[str, Any] = {} if base is None else {k: dict(v) for k, v in base.items()}
+    overrides, and resolve ``data.root`` to an absolute path.
+
+    ``task``: what the caller trains (``heedful lm train``: lm); the file or ``base`` may leave
+    it out, but naming another task is an error."""
+    tree: dict[str, Any] = {}
+    for key, value in (base or {}).items():
+        tree[key] = dict(value) if isinstance(value, dict) else value
     root_base = Path.cwd()
     if path is not None:
         path = Path(path)
@@ -123,6 +156,9 @@ def load_config(path: str | Path | None, overrides: list[str] = (), base: dict |
         if not isinstance(loaded, dict):
             raise ConfigError(f"{path}: expected sections (data, model, ...), not {loaded!r}")
         for section, values in loaded.items():
+            if section == "task":
+                tree["task"] = values
+                continue
             if section not in SECTIONS:
                 raise ConfigError(f"{path}: unknown section {section!r}; use {', '.join(SECTIONS)}")
             if not isinstance(values, dict):
@@ -139,27 +175,50 @@ def load_config(path: str | Path | None, overrides: list[str] = (), base: dict |
         if key == "data.root":
             value = str((Path.cwd() / str(value)).resolve())
         tree.setdefault(section, {})[name] = value
+    if task is not None:
+        named = tree.setdefault("task", task)
+        if named != task:
+            where = path or "the saved run"
+            raise ConfigError(
+                f"{where} says task: {named}; train it with `{TRAIN_COMMANDS.get(named, named)}`"
+            )
     return build(tree)
 
 
 def build(tree: dict[str, Any]) -> RunConfig:
     """Check every key and type, and build the frozen RunConfig."""
-    sections: dict[str, Any] = {}
+    task = check_type(tree.get("task", "translation"), Task, "task")
+    sections: dict[str, Any] = {"task": task}
     for name, values in tree.items():
+        if name == "task":
+            continue
         if name not in SECTIONS:
             raise ConfigError(f"unknown section {name!r}; use {', '.join(SECTIONS)}")
         if name == "model":
             sections[name] = _check_model(values)
             continue
-        cls = SECTIONS[name]
+        cls = DATA_SECTIONS[task] if name == "data" else SECTIONS[name]
         hints = get_type_hints(cls)
         checked = {}
         for key, value in values.items():
             if key not in hints:
-                raise ConfigError(f"unknown key {name}.{key}; {name} has: {', '.join(hints)}")
+                raise ConfigError(
+                    f"unknown key {name}.{key}; {name} has: {', '.join(hints)}"
+                    + _other_task_hint(name, key, task)
+                )
             checked[key] = check_type(value, hints[key], f"{name}.{key}")
         sections[name] = cls(**checked)
     return RunConfig(**sections)
+
+
+def _other_task_hint(section: str, key: str, task: str) -> str:
+    """Why a data key may be unknown: it belongs to the other task's data section."""
+    if section != "data":
+        return ""
+    for other, cls in DATA_SECTIONS.items():
+        if other != task and key in get_type_hints(cls):
+            return f" (data.{key} is a setting of task {other}; this run's task is {task})"
+    return ""
 
 
 def _check_model(values: dict[str, Any]) -> dict[str, Any]:
@@ -194,6 +253,11 @@ def check_type(value: Any, hint: Any, key: str) -> Any:
         if value not in get_args(hint):
             raise ConfigError(f"{key} must be one of {', '.join(map(str, get_args(hint)))}")
         return value
+    if origin is tuple and get_args(hint)[1:] == (Ellipsis,):  # any length; "a" means ["a"]
+        items = [value] if isinstance(value, str) else value
+        if not isinstance(items, list | tuple):
+            raise ConfigError(f"{key} must be a list, not {value!r}")
+        return tuple(check_type(v, get_args(hint)[0], key) for v in items)
     if origin is tuple:
         args = get_args(hint)
         if not isinstance(value, list | tuple) or len(value) != len(args):
