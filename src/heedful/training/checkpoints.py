@@ -25,6 +25,8 @@ def model_dir_extra(step: int, info: dict[str, Any]) -> dict[str, Any]:
             "step": step,
             "epoch": info.get("epoch"),
             "target_tokens": info.get("target_tokens"),
-            "best_dev": {k: best.get(k) for k in ("step", "loss", "bleu", "chrf") if k in best},
+            "best_dev": {
+                k: best.get(k) for k in ("step", "loss", "ppl", "bleu", "chrf") if k in best
+            },
         }
     }

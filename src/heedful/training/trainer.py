@@ -4,7 +4,11 @@
         take the next update's batches -> train_step -> log -> evaluate -> save
 
 ``DIR`` always holds the latest complete model directory plus its training state; ``DIR/best/``
-the model with the best dev BLEU so far.
+the model with the best dev BLEU so far (the lowest dev loss for a language model).
+
+The task (``config.task``) picks the model, the data and what validation reports: a translation
+``Transformer`` on sentence pairs (dev loss, BLEU, chrF), or a ``DecoderOnlyLM`` on text (dev
+loss and perplexity); everything else is shared.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import torch
 from torch import nn
 
 from heedful.checkpoint import atomic_write_json, read_json, save_model_dir
+from heedful.lm import DecoderOnlyLM
 from heedful.model import Transformer
 from heedful.tokenizer import Tokenizer
 from heedful.training import distributed
@@ -33,8 +38,11 @@ from heedful.training.state import (
     save_training_state,
 )
 from heedful.training.step import autocast, build_optimizer, train_step
+from heedful.training.text import prepare_text
 
 RUN_CONFIG_FILE = "train_config.json"
+MODELS = {"translation": Transformer, "lm": DecoderOnlyLM}  # by config.task
+PREPARE = {"translation": prepare_data, "lm": prepare_text}
 
 
 def train(config: RunConfig, out: str | Path, *, resume: bool = False) -> dict[str, Any]:
@@ -73,11 +81,12 @@ class Trainer:
             out.mkdir(parents=True, exist_ok=True)
             atomic_write_json(out / RUN_CONFIG_FILE, config.to_dict())
         tokenizer = Tokenizer.load(out / "spm.model") if resume else None
-        self.data: RunData = prepare_data(
+        self.data: RunData = PREPARE[config.task](
             config.data, out, dist=dist, say=self.progress.say, tokenizer=tokenizer
         )
         torch.manual_seed(config.train.seed)  # the same initial weights on every process
-        self.model = Transformer(config.model_config(self.data.tokenizer.vocab_size)).to(device)
+        model_config = config.model_config(self.data.tokenizer.vocab_size)
+        self.model = MODELS[config.task](model_config).to(device)
         self.model.train()
         self.optimizer = build_optimizer(
             self.model, beta1=config.optim.beta1, beta2=config.optim.beta2, eps=config.optim.eps
@@ -204,8 +213,10 @@ class Trainer:
                 self.info["evals_since_best"] += 1
             patience = self.config.eval.patience
             stop = patience is not None and self.info["evals_since_best"] >= patience
+            unigram = self.data.meta.get("unigram_dev_ppl")
             self.progress.say(
-                f"step {step}: dev loss {record['loss']:.3f}"
+                f"step {step}: dev loss {record['loss']:.3f}, perplexity {record['ppl']:.1f}"
+                + (f" (unigram {unigram:.1f})" if unigram else "")
                 + (f", BLEU {record['bleu']:.2f}, chrF {record['chrf']:.2f}" if "bleu" in record
                    else "")
                 + f" (best at step {self.info['best']['step']})"
@@ -222,7 +233,7 @@ class Trainer:
             autocast=autocast(self.device, self.config.train.precision), device=self.device,
         )  # fmt: skip
         n = len(self.data.dev_sources) if cfg.bleu_sentences is None else cfg.bleu_sentences
-        if n > 0:
+        if n > 0 and self.config.task == "translation":
             hypotheses = translate(
                 self.model, self.data.tokenizer, self._meta(), self.data.dev_sources[:n],
                 beam_size=cfg.beam_size, batch_sentences=cfg.batch_sentences,
