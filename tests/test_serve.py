@@ -378,7 +378,12 @@ def test_openapi_documents_the_api(client):
     spec = client.get("/openapi.json").json()
     assert {"/translate", "/attention", "/health", "/models"} <= set(spec["paths"])
     assert "413" in spec["paths"]["/translate"]["post"]["responses"]
-    assert client.get("/docs").status_code == 200
+    docs = client.get("/docs")
+    assert docs.status_code == 200
+    # offline: every script and stylesheet of the docs page comes from this server
+    assert "cdn" not in docs.text.lower() and "https://" not in docs.text
+    for asset in re.findall(r'(?:src|href)="(/[^"]+)"', docs.text):
+        assert client.get(asset).status_code == 200, asset
 
 
 # --- the command ------------------------------------------------------------------------------

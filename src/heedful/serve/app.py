@@ -27,6 +27,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
+from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from heedful.serve.attention import attention_payload
@@ -96,7 +97,7 @@ def create_app(
         for worker in workers.values():
             worker.close()
 
-    app = FastAPI(
+    app = FastAPIOffline(  # FastAPI whose /docs serve Swagger UI's files locally, not from a CDN
         title="heedful",
         summary="Translate with a Transformer and see where its attention goes.",
         version="0.1.0",
