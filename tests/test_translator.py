@@ -239,3 +239,30 @@ def test_marian_style_special_ids_come_from_the_config():
     assert translator.translate(["7 8 9"], beam_size=1, max_length=3) == ["5 5 5"]
     forced = Translator(model, IdTokenizer(), {"generation": {"forced_eos_token_id": 0}})
     assert forced.generate([[7, 0]], 2, max_length=3)[0][0].tokens == [5, 5, 0]
+
+
+def test_onednn_linears_compute_the_same_and_follow_weight_updates(tokenizer):
+    from heedful.translator import OneDNNWeights, onednn_linears
+
+    model = make_model(tokenizer)
+    src = torch.randint(4, tokenizer.vocab_size, (3, 7))
+    tgt = torch.randint(4, tokenizer.vocab_size, (3, 5))
+    weights = OneDNNWeights()
+    classes = [type(m) for m in model.modules()]
+    with torch.inference_mode():
+        expected = model(src, tgt)
+        with onednn_linears(model, weights):
+            got = model(src, tgt)
+            swapped = [type(m) for m in model.modules()]
+        assert [type(m) for m in model.modules()] == classes  # given back on exit
+        assert swapped != classes or not torch.backends.mkldnn.is_available()
+        assert torch.allclose(got, expected, atol=1e-5)
+    with torch.no_grad():  # a training step changes the weights in place
+        model.decoder.layers[0].ffn.w_1.weight.mul_(2.0)
+        model.decoder.layers[0].self_attn.k_proj.weight.mul_(2.0)
+    with torch.inference_mode():
+        expected = model(src, tgt)
+        with onednn_linears(model, weights):
+            assert torch.allclose(model(src, tgt), expected, atol=1e-5)
+    with onednn_linears(model, weights):  # autograd on: nothing is swapped
+        assert [type(m) for m in model.modules()] == classes

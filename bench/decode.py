@@ -1,0 +1,232 @@
+"""Decoding speed: heedful against HF ``MarianMTModel.generate`` and CTranslate2, same weights.
+
+    python bench/decode.py [--sizes small base] [--repeats 3] [--json bench/results/decode.json]
+
+One random Marian model per size (HF ``MarianConfig``: swish, concatenated sinusoids, scaled
+embeddings, final logits bias, decoder starting from pad; vocabulary 8,000) is saved as a Marian
+directory and loaded three ways: by HF transformers, by heedful (``heedful.interop.marian``), and
+by CTranslate2 (its ``TransformersConverter``, float32 and int8). Every engine translates the same
+batch: 32 sentences of 20 source tokens (19 random pieces and end-of-sentence), exactly 20 new
+tokens each (min = max length), greedy and beam 4. int8 is PyTorch dynamic quantisation of the
+linear layers for heedful and HF, CTranslate2's own int8 for it. 2 threads everywhere and the
+same glibc allocator settings for all engines (the script re-executes itself with them). Each
+cell is the best of ``--repeats`` timed runs after one warm-up run, in sentences per second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+import torch
+
+ALLOCATOR_ENV = {"MALLOC_MMAP_MAX_": "0", "MALLOC_TRIM_THRESHOLD_": "100000000000"}
+SIZES = {  # d_model, heads, d_ff, layers (encoder = decoder): heedful's presets
+    "small": (256, 4, 1024, 3),
+    "base": (512, 8, 2048, 6),
+}
+VOCAB, BATCH, SRC_LEN, NEW_TOKENS = 8000, 32, 20, 20
+THREADS = 2  # --threads
+EOS, UNK, PAD = 0, 1, VOCAB - 1  # Marian's special ids (the decoder starts from pad, the last)
+
+
+def ensure_allocator_env() -> None:
+    if any(os.environ.get(k) != v for k, v in ALLOCATOR_ENV.items()):
+        env = {**os.environ, **ALLOCATOR_ENV}
+        os.execve(sys.executable, [sys.executable, *sys.argv], env)
+
+
+def write_marian_dir(directory: Path, size: str) -> None:
+    """A random MarianMTModel of the given size, with a tokenizer HF and CTranslate2 accept."""
+    import sentencepiece as spm
+    from transformers import MarianConfig, MarianMTModel
+
+    d_model, heads, d_ff, layers = SIZES[size]
+    config = MarianConfig(
+        vocab_size=VOCAB, d_model=d_model, encoder_layers=layers, decoder_layers=layers,
+        encoder_attention_heads=heads, decoder_attention_heads=heads, encoder_ffn_dim=d_ff,
+        decoder_ffn_dim=d_ff, max_position_embeddings=512, pad_token_id=PAD, eos_token_id=EOS,
+        decoder_start_token_id=PAD, forced_eos_token_id=None, bad_words_ids=[[PAD]],
+    )  # fmt: skip
+    torch.manual_seed(0)
+    MarianMTModel(config).eval().save_pretrained(directory)
+    # vocab.json defines the ids; the sentencepiece model only has to exist for the tokenizers
+    vocab = {"</s>": EOS, "<unk>": UNK, "<pad>": PAD}
+    vocab.update({f"\u2581w{i}": i for i in range(2, VOCAB - 1)})
+    (directory / "vocab.json").write_text(json.dumps(vocab))
+    words = [f"w{i}" for i in range(300)]
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(" ".join(words[i::7]) for i in range(700)),
+        model_prefix=str(directory / "spm"), vocab_size=30, minloglevel=2,
+    )  # fmt: skip
+    for name in ("source.spm", "target.spm"):
+        (directory / name).write_bytes((directory / "spm.model").read_bytes())
+    (directory / "tokenizer_config.json").write_text(
+        json.dumps({"source_lang": "xx", "target_lang": "yy", "model_max_length": 512})
+    )
+
+
+def batch_ids() -> list[list[int]]:
+    g = torch.Generator().manual_seed(1)
+    return torch.randint(2, VOCAB - 1, (BATCH, SRC_LEN - 1), generator=g).tolist()
+
+
+def quantize(model):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+
+
+def heedful_engine(directory: Path, int8: bool):
+    from heedful.interop.marian import load_marian
+
+    translator = load_marian(directory, quantize="int8" if int8 else None)
+    sources = [ids + [EOS] for ids in batch_ids()]
+
+    def run(beam: int) -> list[int]:
+        found = translator.generate(
+            sources, beam, min_length=NEW_TOKENS, max_length=NEW_TOKENS, batch_size=BATCH,
+            length_penalty=1.0, length_penalty_form="power",
+        )  # fmt: skip
+        return [len(h[0].tokens) for h in found]
+
+    return run
+
+
+def hf_engine(directory: Path, int8: bool):
+    from transformers import MarianMTModel
+
+    model = MarianMTModel.from_pretrained(directory).eval()
+    model = quantize(model) if int8 else model
+    input_ids = torch.tensor([ids + [EOS] for ids in batch_ids()])
+
+    def run(beam: int) -> list[int]:
+        with torch.inference_mode():
+            out = model.generate(
+                input_ids, attention_mask=torch.ones_like(input_ids), num_beams=beam,
+                do_sample=False, min_new_tokens=NEW_TOKENS, max_new_tokens=NEW_TOKENS,
+                length_penalty=1.0, early_stopping=False,
+            )  # fmt: skip
+        return [int((row[1:] != PAD).sum()) for row in out]
+
+    return run
+
+
+def ct2_engine(directory: Path, int8: bool):
+    import ctranslate2
+
+    out = directory.parent / f"{directory.name}-ct2-{'int8' if int8 else 'fp32'}"
+    if not out.exists():
+        converter = ctranslate2.converters.TransformersConverter(str(directory))
+        converter.convert(str(out), quantization="int8" if int8 else None, force=True)
+    translator = ctranslate2.Translator(
+        str(out), device="cpu", compute_type="int8" if int8 else "float32",
+        inter_threads=1, intra_threads=THREADS,
+    )  # fmt: skip
+    pieces = [[f"\u2581w{i}" for i in ids] for ids in batch_ids()]  # CTranslate2 adds </s>
+
+    def run(beam: int) -> list[int]:
+        results = translator.translate_batch(
+            pieces, beam_size=beam, min_decoding_length=NEW_TOKENS,
+            max_decoding_length=NEW_TOKENS, length_penalty=1.0, max_batch_size=BATCH,
+        )  # fmt: skip
+        return [len(r.hypotheses[0]) for r in results]
+
+    return run
+
+
+ENGINES = {"hf": hf_engine, "ct2": ct2_engine, "heedful": heedful_engine}
+
+
+def measure(runs: dict, beam: int, repeats: int) -> dict[str, float]:
+    """Sentences per second (and the CPU seconds of the fastest run) of each engine: the best of
+    ``repeats`` runs after a warm-up, the engines taking turns so that noise from other work on
+    the machine hits them alike."""
+    for engine, run in runs.items():
+        lengths = run(beam)
+        if set(lengths) != {NEW_TOKENS}:
+            raise SystemExit(f"{engine} generated {sorted(set(lengths))} tokens, not {NEW_TOKENS}")
+    best = dict.fromkeys(runs, float("inf"))
+    cpu = dict.fromkeys(runs, float("inf"))
+    for _ in range(repeats):
+        for engine, run in runs.items():
+            start, start_cpu = time.perf_counter(), time.process_time()
+            run(beam)
+            best[engine] = min(best[engine], time.perf_counter() - start)
+            cpu[engine] = min(cpu[engine], time.process_time() - start_cpu)
+    return {engine: (BATCH / best[engine], cpu[engine]) for engine in runs}
+
+
+def main() -> None:
+    global THREADS
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", nargs="+", default=list(SIZES), choices=list(SIZES))
+    parser.add_argument("--engines", nargs="+", default=list(ENGINES), choices=list(ENGINES))
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--json", metavar="FILE", help="also write the results here")
+    args = parser.parse_args()
+    ensure_allocator_env()
+    THREADS = args.threads
+    torch.set_num_threads(THREADS)
+    warnings.filterwarnings("ignore")
+
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for size in args.sizes:
+            directory = Path(tmp) / size
+            write_marian_dir(directory, size)
+            for precision in ("fp32", "int8"):
+                runs = {e: ENGINES[e](directory, precision == "int8") for e in args.engines}
+                for beam in (1, 4):
+                    search = "greedy" if beam == 1 else f"beam {beam}"
+                    for engine, (rate, cpu) in measure(runs, beam, args.repeats).items():
+                        row = dict(size=size, search=search, precision=precision, engine=engine,
+                                   sentences_per_second=round(rate, 1),
+                                   cpu_seconds=round(cpu, 3))  # fmt: skip
+                        rows.append(row)
+                        print(json.dumps(row), file=sys.stderr, flush=True)
+    print(table(rows))
+    if args.json:
+        info = dict(threads=THREADS, load_average=os.getloadavg(), batch=BATCH, source_tokens=SRC_LEN, new_tokens=NEW_TOKENS,
+                    vocab=VOCAB, torch=torch.__version__, machine=platform.processor() or
+                    platform.machine(), allocator=ALLOCATOR_ENV)  # fmt: skip
+        Path(args.json).write_text(json.dumps({"setup": info, "rows": rows}, indent=2) + "\n")
+
+
+def table(rows: list[dict]) -> str:
+    cell = {(r["size"], r["search"], r["precision"], r["engine"]): r["sentences_per_second"]
+            for r in rows}  # fmt: skip
+    lines = [
+        "| model | search | HF fp32 | CT2 fp32 | heedful fp32 | heedful / CT2 fp32 | HF int8 "
+        "| CT2 int8 | heedful int8 | heedful / CT2 int8 |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for size, search in sorted({(r["size"], r["search"]) for r in rows}, key=_order):
+        values = []
+        for precision in ("fp32", "int8"):
+            get = {e: cell.get((size, search, precision, e)) for e in ENGINES}
+            ratio = get["heedful"] / get["ct2"] if get["heedful"] and get["ct2"] else None
+            values += [_fmt(get["hf"]), _fmt(get["ct2"]), _fmt(get["heedful"])]
+            values.append("" if ratio is None else f"{ratio:.2f}x")
+        lines.append(f"| {size} | {search} | " + " | ".join(values) + " |")
+    return "\n".join(lines)
+
+
+def _order(key):
+    return (list(SIZES).index(key[0]), key[1] != "greedy")
+
+
+def _fmt(value) -> str:
+    return "" if value is None else f"{value:.1f}"
+
+
+if __name__ == "__main__":
+    main()
