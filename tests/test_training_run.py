@@ -8,7 +8,8 @@ import pytest
 import torch
 
 from heedful.checkpoint import load_model_dir
-from heedful.cli import main
+from heedful.cli import build_parser, main
+from heedful.commands.train import build_config
 from heedful.training.config import load_config
 from heedful.training.progress import read_log
 from heedful.training.trainer import train
@@ -102,6 +103,15 @@ def test_patience_stops_early(tmp_path):
     assert info["stopped"] == "early"
     assert info["step"] == 6  # evaluations at 2 (best), 4, 6: two without improvement
     assert json.loads((tmp_path / "run" / "training_state.json").read_text())["stopped"] == "early"
+
+
+def test_command_line_reaches_the_config():
+    parser = build_parser()
+    args = parser.parse_args(["train", "--config", str(SMOKE), "--out", "x", "--precision",
+                              "bf16", "--set", "train.max_steps=7", "model.d_ff=96"])  # fmt: skip
+    config, out, resume = build_config(args)
+    assert (config.train.precision, config.train.max_steps, config.model["d_ff"]) == ("bf16", 7, 96)
+    assert (out, resume) == ("x", False)
 
 
 def test_cli_errors_speak_plainly(tmp_path, capsys):

@@ -23,35 +23,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="KEY=VALUE",
         help="override config fields, e.g. train.max_steps=200 model.preset=tiny",
     )
+    parser.add_argument(
+        "--precision", choices=["fp32", "bf16"], help="the same as --set train.precision=..."
+    )
 
 
-def run(args: argparse.Namespace, *, task: str | None = None) -> int:
-    """``task``: what the caller trains (``heedful lm train``: lm); None: what the config says."""
-    from heedful.training.config import TRAIN_COMMANDS, load_config
-    from heedful.training.trainer import load_run_config, train
+def build_config(args: argparse.Namespace):
+    """(RunConfig, model directory, resume?) from the command line."""
+    from heedful.training.config import load_config
+    from heedful.training.trainer import load_run_config
 
-    command = TRAIN_COMMANDS.get(task or "translation")
+    overrides = list(args.overrides)
+    if args.precision:
+        overrides.append(f"train.precision={args.precision}")
     if args.resume:
         if args.config:
             raise ValueError("give --config to start a run or --resume DIR to continue one")
         if args.out and args.out != args.resume:
             raise ValueError("--resume DIR writes to DIR; leave out --out")
-        base = load_run_config(args.resume)
-        config = load_config(None, args.overrides, base=base, task=task)
-        info = train(config, args.resume, resume=True)
-    else:
-        if not args.config or not args.out:
-            raise ValueError(f"{command} needs --config FILE and --out DIR (or --resume DIR)")
-        info = train(load_config(args.config, args.overrides, task=task), args.out)
+        return load_config(None, overrides, base=load_run_config(args.resume)), args.resume, True
+    if not args.config or not args.out:
+        raise ValueError("heedful train needs --config FILE and --out DIR (or --resume DIR)")
+    return load_config(args.config, overrides), args.out, False
+
+
+def run(args: argparse.Namespace) -> int:
+    from heedful.training.trainer import train
+
+    config, out, resume = build_config(args)
+    info = train(config, out, resume=resume)
     best = info.get("best") or {}
     if best.get("bleu") is not None:
         print(
             f"done at step {info['step']}; best dev BLEU {best['bleu']:.2f} at step {best['step']}"
-        )
-    elif best.get("ppl") is not None:
-        print(
-            f"done at step {info['step']}; best dev perplexity {best['ppl']:.2f} per token at "
-            f"step {best['step']}"
         )
     else:
         print(f"done at step {info['step']}")
