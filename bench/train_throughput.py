@@ -6,9 +6,10 @@ the same sizes, in the same run.
 
 Both models get the same batch (128 sentences x 32 tokens a side, vocabulary 8,000, shared
 embeddings and output projection, dropout 0.1), the same loss and the same optimizer, through
-heedful's own ``train_step``; steps alternate between the two so that noise from other work on
-the machine hits both alike. The achieved GFLOP/s (3 x the forward pass's multiply-adds x 2)
-is set against a matrix-multiply ceiling measured here, in the same precision.
+heedful's own ``train_step``. Steps alternate between the two so that noise from other work on
+the machine hits both alike, and each model's fastest timed step counts. The achieved GFLOP/s
+(3 x the forward pass's multiply-adds x 2) is set against a matrix-multiply ceiling measured
+here, in the same precision.
 """
 
 from __future__ import annotations
