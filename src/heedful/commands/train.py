@@ -28,34 +28,43 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def build_config(args: argparse.Namespace):
-    """(RunConfig, model directory, resume?) from the command line."""
-    from heedful.training.config import load_config
+def build_config(args: argparse.Namespace, *, task: str | None = None):
+    """(RunConfig, model directory, resume?) from the command line. ``task``: what the caller
+    trains (``heedful lm train``: lm); None: what the config says."""
+    from heedful.training.config import TRAIN_COMMANDS, load_config
     from heedful.training.trainer import load_run_config
 
+    command = TRAIN_COMMANDS.get(task or "translation")
     overrides = list(args.overrides)
-    if args.precision:
+    if getattr(args, "precision", None):
         overrides.append(f"train.precision={args.precision}")
     if args.resume:
         if args.config:
             raise ValueError("give --config to start a run or --resume DIR to continue one")
         if args.out and args.out != args.resume:
             raise ValueError("--resume DIR writes to DIR; leave out --out")
-        return load_config(None, overrides, base=load_run_config(args.resume)), args.resume, True
+        base = load_run_config(args.resume)
+        return load_config(None, overrides, base=base, task=task), args.resume, True
     if not args.config or not args.out:
-        raise ValueError("heedful train needs --config FILE and --out DIR (or --resume DIR)")
-    return load_config(args.config, overrides), args.out, False
+        raise ValueError(f"{command} needs --config FILE and --out DIR (or --resume DIR)")
+    return load_config(args.config, overrides, task=task), args.out, False
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, *, task: str | None = None) -> int:
+    """``task``: what the caller trains (``heedful lm train``: lm); None: what the config says."""
     from heedful.training.trainer import train
 
-    config, out, resume = build_config(args)
+    config, out, resume = build_config(args, task=task)
     info = train(config, out, resume=resume)
     best = info.get("best") or {}
     if best.get("bleu") is not None:
         print(
             f"done at step {info['step']}; best dev BLEU {best['bleu']:.2f} at step {best['step']}"
+        )
+    elif best.get("ppl") is not None:
+        print(
+            f"done at step {info['step']}; best dev perplexity {best['ppl']:.2f} per token at "
+            f"step {best['step']}"
         )
     else:
         print(f"done at step {info['step']}")
