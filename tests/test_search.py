@@ -306,3 +306,18 @@ def test_forced_eos_at_max_length_costs_nothing():
         table_step, cache, torch.full((1, 1), BOS), eos_id=EOS, max_length=1, force_eos=True
     )
     assert greedy.tokens == [EOS] and greedy.log_prob == 0.0
+
+
+@pytest.mark.parametrize("width", [8000, 8003, 600])
+def test_blockwise_top_k_equals_torch_topk(width):
+    from heedful.search import top_k
+
+    torch.manual_seed(width)
+    x = torch.randn(5, width)
+    x[1, : width - 3] = float("-inf")  # only 3 finite values: the rest of the top 8 is -inf
+    values, index = top_k(x, 8)
+    expected = x.topk(8, dim=1)
+    assert torch.equal(values, expected.values)
+    assert torch.equal(index[[0, 2, 3, 4]], expected.indices[[0, 2, 3, 4]])
+    finite = values > float("-inf")  # a -inf may point at any token, as with torch.topk
+    assert torch.equal(x.gather(1, index)[finite], values[finite]) and int(index.max()) < width
