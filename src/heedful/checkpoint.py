@@ -33,11 +33,23 @@ TOKENIZER_FILE = "spm.model"
 # --- atomic files -----------------------------------------------------------------------------
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _readable(tmp: str) -> None:
+    """mkstemp makes 0600 files; give the finished file the mode an ordinary one would have."""
+    os.chmod(tmp, 0o666 & ~_umask())
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        _readable(tmp)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
@@ -60,6 +72,7 @@ def atomic_save_tensors(path: Path, tensors: dict[str, torch.Tensor], metadata=N
     os.close(fd)
     try:
         save_file({k: v.contiguous() for k, v in tensors.items()}, tmp, metadata=metadata)
+        _readable(tmp)
         with open(tmp, "rb") as f:
             os.fsync(f.fileno())
         os.replace(tmp, path)
