@@ -242,7 +242,7 @@ def test_marian_style_special_ids_come_from_the_config():
 
 
 def test_onednn_linears_compute_the_same_and_follow_weight_updates(tokenizer):
-    from heedful.translator import OneDNNWeights, onednn_linears
+    from heedful.cpu import OneDNNWeights, onednn_linears
 
     model = make_model(tokenizer)
     src = torch.randint(4, tokenizer.vocab_size, (3, 7))

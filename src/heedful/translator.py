@@ -14,17 +14,15 @@ the same way.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import torch
-from torch import Tensor, nn
+from torch import Tensor
 
 from heedful.attended import Attended
-from heedful.attention import KeyValue, MultiHeadAttention
+from heedful.cpu import OneDNNWeights, onednn_linears, quantize_model
 from heedful.model import DecoderCache, Transformer
 from heedful.search import (
     Hypothesis,
@@ -34,6 +32,8 @@ from heedful.search import (
     beam_search,
     greedy_search,
 )
+
+__all__ = ["Translation", "Translator", "quantize_model"]
 
 EXTRA_LENGTH = 50  # maximum output length = source length + 50 (paper §6.1)
 
@@ -331,100 +331,3 @@ class Translator:
             cross=cross,
             score=score,
         )
-
-
-def quantize_model(model: nn.Module, kind: str = "int8") -> nn.Module:
-    """PyTorch dynamic quantisation of every linear layer (weights int8, activations quantised on
-    the fly), for CPU inference. Returns a new model; embeddings stay float."""
-    if kind != "int8":
-        raise ValueError(f"unknown quantization {kind!r}; the only one is int8")
-    from heedful.attention import MultiHeadAttention
-
-    with warnings.catch_warnings():  # torch deprecates the API in favour of torchao
-        warnings.simplefilter("ignore")
-        quantized = torch.ao.quantization.quantize_dynamic(
-            model.eval(), {nn.Linear}, dtype=torch.qint8, inplace=False
-        )
-    for module in quantized.modules():
-        if isinstance(module, MultiHeadAttention):
-            # The fused K/V projection reads k_proj.weight, which a quantised layer lacks:
-            # project K and V with the two quantised layers instead.
-            module._project_self = module.project
-    return quantized
-
-
-# --- a faster float32 path for CPU inference ----------------------------------------------------
-
-_linear_pointwise = getattr(torch.ops.mkldnn, "_linear_pointwise", None)
-
-
-class OneDNNWeights:
-    """Linear weights reordered into oneDNN's blocked layout, kept while the weights do not change
-    (a weight's version counter moves with every in-place update, as an optimizer step)."""
-
-    def __init__(self) -> None:
-        self._packs: dict[nn.Module, tuple[tuple, Tensor, Tensor | None]] = {}
-
-    def get(self, module: nn.Module, weights: list[Tensor], biases: list[Tensor | None]):
-        """(packed weight, bias) for the weights stacked (several: e.g. K and V fused)."""
-        key = tuple((t.data_ptr(), t._version) for t in (*weights, *biases) if t is not None)
-        hit = self._packs.get(module)
-        if hit is None or hit[0] != key:
-            weight = weights[0] if len(weights) == 1 else torch.cat(weights)
-            bias = biases[0] if len(biases) == 1 else torch.cat(biases)
-            hit = (key, torch.ops.mkldnn._reorder_linear_weight(weight.detach(), None), bias)
-            self._packs[module] = hit
-        return hit[1], hit[2]
-
-
-class _OneDNNLinear(nn.Linear):
-    """nn.Linear through oneDNN's float32 kernel. F.linear goes to MKL's sgemm, which on AMD
-    CPUs ran decoding-sized products at half oneDNN's speed or less (bench/decode.py)."""
-
-    _onednn: tuple[Tensor, Tensor | None]
-
-    def forward(self, x: Tensor) -> Tensor:
-        return _linear_pointwise(x, *self._onednn, "none", [], "")
-
-
-class _OneDNNAttention(MultiHeadAttention):
-    """The fused K/V projection of self-attention through oneDNN."""
-
-    _onednn: tuple[Tensor, Tensor | None]
-
-    def _project_self(self, x: Tensor) -> KeyValue:
-        k, v = _linear_pointwise(x, *self._onednn, "none", [], "").chunk(2, dim=-1)
-        return KeyValue(self._split_heads(k), self._split_heads(v))
-
-
-@contextmanager
-def onednn_linears(model: nn.Module, weights: OneDNNWeights) -> Iterator[None]:
-    """While inference runs (no autograd), let the model's float32 CPU linear layers compute
-    through oneDNN: the same function, about twice as fast on the CPUs we measured. The model's
-    modules get their own classes back on exit; quantised layers are left alone."""
-    if _linear_pointwise is None or torch.is_grad_enabled() or not torch.backends.mkldnn.enabled:
-        yield
-        return
-    swapped: list[tuple[nn.Module, type]] = []
-    for module in model.modules():
-        kind = type(module)
-        if kind is nn.Linear and _is_float_cpu(module.weight):
-            module._onednn = weights.get(module, [module.weight], [module.bias])
-            swapped.append((module, kind))
-            module.__class__ = _OneDNNLinear
-        elif kind is MultiHeadAttention and "_project_self" not in vars(module):
-            k, v = module.k_proj, module.v_proj
-            if isinstance(k, nn.Linear) and _is_float_cpu(k.weight):
-                module._onednn = weights.get(module, [k.weight, v.weight], [k.bias, v.bias])
-                swapped.append((module, kind))
-                module.__class__ = _OneDNNAttention
-    try:
-        yield
-    finally:
-        for module, kind in swapped:
-            module.__class__ = kind
-            vars(module).pop("_onednn", None)
-
-
-def _is_float_cpu(weight: Tensor) -> bool:
-    return weight.dtype == torch.float32 and weight.device.type == "cpu"
