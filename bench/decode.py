@@ -178,7 +178,7 @@ def main() -> None:
     torch.set_num_threads(THREADS)
     warnings.filterwarnings("ignore")
 
-    rows = []
+    rows, load_before = [], os.getloadavg()  # other work on the machine skews every engine
     with tempfile.TemporaryDirectory() as tmp:
         for size in args.sizes:
             directory = Path(tmp) / size
@@ -195,9 +195,12 @@ def main() -> None:
                         print(json.dumps(row), file=sys.stderr, flush=True)
     print(table(rows))
     if args.json:
-        info = dict(threads=THREADS, load_average=os.getloadavg(), batch=BATCH, source_tokens=SRC_LEN, new_tokens=NEW_TOKENS,
-                    vocab=VOCAB, torch=torch.__version__, machine=platform.processor() or
-                    platform.machine(), allocator=ALLOCATOR_ENV)  # fmt: skip
+        info = {
+            "threads": THREADS, "batch": BATCH, "source_tokens": SRC_LEN,
+            "new_tokens": NEW_TOKENS, "vocab": VOCAB, "torch": torch.__version__,
+            "machine": platform.processor() or platform.machine(), "allocator": ALLOCATOR_ENV,
+            "load_average_before": load_before, "load_average_after": os.getloadavg(),
+        }  # fmt: skip
         Path(args.json).write_text(json.dumps({"setup": info, "rows": rows}, indent=2) + "\n")
 
 
