@@ -20,7 +20,9 @@ from heedful.translator import Translation, Translator
 def add_decoding_arguments(parser: argparse.ArgumentParser) -> None:
     """The options `translate` and `evaluate` share."""
     parser.add_argument("--model", required=True, metavar="DIR", help="a model directory")
-    parser.add_argument("--beam", type=int, default=4, metavar="K", help="beam size; 1 is greedy")
+    parser.add_argument(
+        "--beam", type=int, default=4, metavar="K", help="beam size (default 4); 1 is greedy"
+    )
     parser.add_argument(
         "--length-penalty", type=float, default=0.6, metavar="A", help="alpha (default 0.6)"
     )
@@ -34,7 +36,7 @@ def add_decoding_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-length", type=int, metavar="N", help="output tokens at most (default: source + 50)"
     )
     parser.add_argument(
-        "--batch-size", type=int, default=32, metavar="N", help="sentences per batch"
+        "--batch-size", type=int, default=32, metavar="N", help="sentences per batch (default 32)"
     )
     parser.add_argument(
         "--quantize", choices=("int8",), help="int8: dynamic quantisation of the linear layers"
@@ -60,7 +62,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_decoding_arguments(parser)
     parser.add_argument("-i", "--input", metavar="FILE", help="translate each line of FILE")
     parser.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
-    parser.add_argument("--n-best", type=int, default=1, metavar="N", help="translations each")
+    parser.add_argument(
+        "--n-best", type=int, default=1, metavar="N", help="translations per source (default 1)"
+    )
     parser.add_argument("--json", action="store_true", help="one JSON object per source")
 
 
