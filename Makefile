@@ -26,12 +26,12 @@ demo: setup
 	$(PY) -m heedful.demo
 
 lint: setup
-	$(VENV)/bin/ruff check src tests bench
-	$(VENV)/bin/ruff format --check src tests bench
+	$(VENV)/bin/ruff check src tests bench scripts
+	$(VENV)/bin/ruff format --check src tests bench scripts
 
 format: setup
-	$(VENV)/bin/ruff check --fix src tests bench
-	$(VENV)/bin/ruff format src tests bench
+	$(VENV)/bin/ruff check --fix src tests bench scripts
+	$(VENV)/bin/ruff format src tests bench scripts
 
 test: lint
 	$(PY) -m pytest -q
