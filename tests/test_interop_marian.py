@@ -13,6 +13,7 @@ import itertools
 import json
 import shutil
 import warnings
+from contextlib import nullcontext
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ import sentencepiece as spm
 import torch
 import transformers
 from transformers import MarianConfig, MarianMTModel
+from transformers import MarianTokenizer as HFMarianTokenizer
 
 from heedful.cli import main
 from heedful.interop.marian import (
@@ -313,14 +315,25 @@ def test_translate_command_reads_a_marian_directory(root, capsys):
     assert capsys.readouterr().out.splitlines() == hf.batch_decode(out, skip_special_tokens=True)
 
 
-def test_attend_shows_an_imported_models_attention(root):
-    _built("shared-tied", str(root))
-    translator = load_marian(root / "shared-tied")
-    attended = translator.attend("A man in an orange hat starring at something.")
+@pytest.mark.parametrize("shape", ["shared-tied", "separate-vocabs-bin"])
+def test_attend_shows_an_imported_models_attention(root, shape):
+    _built(shape, str(root))
+    translator = load_marian(root / shape)
+    text = "A man in an orange hat starring at something."
+    attended = translator.attend(text)
     L, H = translator.config.n_decoder_layers, translator.config.n_heads
     assert attended.cross.shape[:3] == (L, H, len(attended.target_pieces))
     assert attended.cross.shape[3] == len(attended.source_pieces)
     assert torch.allclose(attended.cross.sum(-1), torch.ones(()))
+    # pieces come from the right vocabulary on each side, as HF's tokenizer has them
+    hf = HFMarianTokenizer.from_pretrained(root / shape)
+    source_vocab = {i: piece for piece, i in hf.encoder.items()}  # HF's decoder is the target's
+    assert attended.source_pieces == [source_vocab[i] for i in hf(text).input_ids]
+    target = "Ein Mann mit einem orangefarbenen Hut."
+    forced = translator.attend(text, target=target)
+    with hf.as_target_tokenizer() if hasattr(hf, "as_target_tokenizer") else nullcontext():
+        expected = hf.convert_ids_to_tokens(hf(text_target=target).input_ids)
+    assert forced.target_pieces == expected
 
 
 # --- files and errors -------------------------------------------------------------------------

@@ -294,7 +294,9 @@ class Translator:
         src_ids = self._fit_source(self.tokenizer.encode(source))
         if target is None:
             return self.attend_ids(src_ids, None, beam_size=beam_size, source=source)
-        return self.attend_ids(src_ids, self.tokenizer.encode(target), source=source)
+        # a tokenizer with two vocabularies (Marian) encodes targets with the target one
+        encode_target = getattr(self.tokenizer, "encode_target", self.tokenizer.encode)
+        return self.attend_ids(src_ids, encode_target(target), source=source)
 
     @torch.inference_mode()
     def attend_ids(
@@ -324,7 +326,7 @@ class Translator:
         return Attended(
             source=source if source is not None else self._text(src_ids),
             translation=self._text(tgt_ids),
-            source_pieces=self.tokenizer.pieces(src_ids),
+            source_pieces=getattr(self.tokenizer, "source_pieces", self.tokenizer.pieces)(src_ids),
             target_pieces=self.tokenizer.pieces(tgt_ids),
             encoder_self=encoder_self,
             decoder_self=decoder_self,
