@@ -20,12 +20,12 @@ from pathlib import Path
 import torch
 
 from heedful.attended import Attended
+from heedful.bundled import MODELS
 from heedful.explain.tables import format_table
 from heedful.explain.views import views
 from heedful.toy import FIRST_SYMBOL, ToyTask, greedy_decode, token_accuracy, train_toy
 
 LETTERS = string.ascii_lowercase
-MODELS = Path(__file__).resolve().parents[2] / "models"
 
 # The explainer's examples (../shared/attention-explainer.txt): (model, source sentences).
 TRANSLATIONS = [

@@ -19,10 +19,14 @@ from __future__ import annotations
 import argparse
 import sys
 
+from heedful.bundled import resolve_model
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("text", nargs="?", help="one sentence (or use --source FILE)")
-    parser.add_argument("--model", required=True, metavar="DIR", help="a translation model")
+    parser.add_argument(
+        "--model", metavar="DIR", help="a translation model (default: the bundled models/es-en)"
+    )
     parser.add_argument("--source", metavar="FILE", help="source sentences, one a line")
     parser.add_argument(
         "--target",
@@ -61,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
                 f"{args.gold} has {len(gold)} lines but there are {len(sources)} pairs"
             )
 
-    translator = Translator.load(args.model)
+    translator = Translator.load(resolve_model(args.model))
     words = [
         to_words(translator.attend(s, None if targets is None else targets[k], beam_size=args.beam))
         for k, s in enumerate(sources)

@@ -18,12 +18,16 @@ import argparse
 import json
 import sys
 
+from heedful.bundled import resolve_model
+
 KINDS = ("cross", "encoder", "decoder")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("text", nargs="?", help="the sentence (default: the first line of stdin)")
-    parser.add_argument("--model", required=True, metavar="DIR", help="a model directory")
+    parser.add_argument(
+        "--model", metavar="DIR", help="a model directory (default: the bundled models/es-en)"
+    )
     parser.add_argument(
         "--kind",
         choices=KINDS,
@@ -65,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("give a sentence to attend to (as an argument or on stdin)")
     if args.top < 1:
         raise ValueError(f"--top must be at least 1, not {args.top}")
-    attended = attender(args.model)(text, args.target, beam_size=args.beam)
+    attended = attender(resolve_model(args.model))(text, args.target, beam_size=args.beam)
     shown = attended if args.pieces else to_words(attended)
     available = views(shown)
     kind = args.kind or default_kind(attended)

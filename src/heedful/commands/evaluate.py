@@ -15,6 +15,7 @@ import json
 import sys
 import time
 
+from heedful.bundled import resolve_model
 from heedful.commands.translate import add_decoding_arguments, decoding_options
 from heedful.translator import Translator
 
@@ -41,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("give either --data FILE.tsv, or --src-file and --ref-file")
     if not args.data and not (args.src_file and args.ref_file):
         raise ValueError("--src-file and --ref-file go together")
-    translator = Translator.load(args.model, quantize=args.quantize)
+    translator = Translator.load(resolve_model(args.model), quantize=args.quantize)
     if args.data:
         data = translator.meta.get("data") or {}
         src, tgt = args.src or data.get("src"), args.tgt or data.get("tgt")

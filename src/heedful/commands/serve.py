@@ -14,7 +14,9 @@ import ipaddress
 import sys
 from pathlib import Path
 
-DEFAULT_MODEL = Path("models/es-en")
+from heedful.bundled import model_dir
+
+DEFAULT_MODEL = model_dir()
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -14,12 +14,15 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import TextIO
 
+from heedful.bundled import resolve_model
 from heedful.translator import Translation, Translator
 
 
 def add_decoding_arguments(parser: argparse.ArgumentParser) -> None:
     """The options `translate` and `evaluate` share."""
-    parser.add_argument("--model", required=True, metavar="DIR", help="a model directory")
+    parser.add_argument(
+        "--model", metavar="DIR", help="a model directory (default: the bundled models/es-en)"
+    )
     parser.add_argument(
         "--beam", type=int, default=4, metavar="K", help="beam size (default 4); 1 is greedy"
     )
@@ -74,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--n-best must be between 1 and --beam ({args.beam}), not {args.n_best}")
     if args.texts and args.input:
         raise ValueError("give texts or -i FILE, not both")
-    translator = Translator.load(args.model, quantize=args.quantize)
+    translator = Translator.load(resolve_model(args.model), quantize=args.quantize)
 
     def translate(lines: list[str]) -> list[list[Translation]]:
         return translator.translate_n_best(lines, n_best=args.n_best, **options)
