@@ -211,6 +211,8 @@ class MultiHeadAttention(nn.Module):
         )
 
     def _project_self(self, x: Tensor) -> KeyValue:
+        if not isinstance(self.k_proj, nn.Linear):  # e.g. int8: no float weight to fuse
+            return self.project(x)
         # One matrix multiply for K and V together: faster than two on CPU.
         weight = torch.cat([self.k_proj.weight, self.v_proj.weight])
         bias = torch.cat([self.k_proj.bias, self.v_proj.bias])

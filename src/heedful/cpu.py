@@ -30,11 +30,6 @@ def quantize_model(model: nn.Module, kind: str = "int8") -> nn.Module:
         quantized = torch.ao.quantization.quantize_dynamic(
             model.eval(), {nn.Linear}, dtype=torch.qint8, inplace=False
         )
-    for module in quantized.modules():
-        if isinstance(module, MultiHeadAttention):
-            # The fused K/V projection reads k_proj.weight, which a quantised layer lacks:
-            # project K and V with the two quantised layers instead.
-            module._project_self = module.project
     return quantized
 
 
@@ -97,7 +92,7 @@ def onednn_linears(model: nn.Module, weights: OneDNNWeights) -> Iterator[None]:
             module._onednn = weights.get(module, [module.weight], [module.bias])
             swapped.append((module, kind))
             module.__class__ = _OneDNNLinear
-        elif kind is MultiHeadAttention and "_project_self" not in vars(module):
+        elif kind is MultiHeadAttention:
             k, v = module.k_proj, module.v_proj
             if isinstance(k, nn.Linear) and _is_float_cpu(k.weight):
                 module._onednn = weights.get(module, [k.weight, v.weight], [k.bias, v.bias])
