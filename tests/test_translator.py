@@ -138,6 +138,10 @@ def test_attention_under_beam_search_equals_forced_decoding(translator, tokenize
     attended = translator.attend(TEXTS[1], target="hello world")
     assert attended.target_pieces[-1] == "</s>" and attended.score is None
     assert attended.cross.sum(-1).allclose(torch.ones(()))  # each row is a distribution
+    words = translator.attend(TEXTS[1]).words()  # the word level of the same weights
+    assert words.source_pieces == TEXTS[1].split() + ["</s>"]
+    assert words.cross.shape[-1] == len(words.source_pieces)
+    assert words.cross.sum(-1).allclose(torch.ones(()))
 
 
 def test_out_of_vocabulary_characters_and_emoji(translator):

@@ -28,3 +28,10 @@ class Attended:
     decoder_self: Tensor | None  # [L, H, T, T]
     cross: Tensor | None  # [L, H, T, S]       (None for a decoder-only model)
     score: float | None = None  # the hypothesis's score under beam search
+
+    def words(self) -> Attended:
+        """The same attention at word level: pieces merged into the text's words (attention to a
+        word is the sum over its pieces, attention from a word the mean; heedful.explain.words)."""
+        from heedful.explain.words import to_words
+
+        return to_words(self)
