@@ -140,6 +140,7 @@ def main() -> None:
     parser.add_argument("--limits", default="")
     parser.add_argument("--beam", type=int, default=4)
     parser.add_argument("--limit", type=int, help="only the first N dev pairs (dry runs)")
+    parser.add_argument("--only-best", action="store_true", help="score only the best checkpoint")
     args = parser.parse_args()
 
     train_config = read_json(args.run / "train_config.json")
@@ -147,7 +148,10 @@ def main() -> None:
     dev = (Path(__file__).resolve().parents[1] / data["root"] / data["dev"]).resolve()
     with tempfile.TemporaryDirectory() as work:
         scored = {}
-        for label, path in candidates(args.run, Path(work)).items():
+        found = candidates(args.run, Path(work))
+        if args.only_best:
+            found = {"best": found["best"]}
+        for label, path in found.items():
             scored[label] = (evaluate(path, dev, args.beam, args.limit), path)
             print(f"{label}: BLEU {scored[label][0]['bleu']:.2f}", file=sys.stderr)
         pick = max(scored, key=lambda k: scored[k][0]["bleu"])
