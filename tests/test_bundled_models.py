@@ -1,0 +1,68 @@
+"""The bundled models: the explainer's examples come out right (fast), and the model cards' dev
+figures are what the models score (slow: `pytest -m slow`)."""
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from heedful.bundled import model_dir
+from heedful.translator import Translator
+
+ROOT = Path(__file__).resolve().parents[1]
+DEV = {
+    "es-en": ROOT / "../shared/data/tatoeba/spa-eng/dev.tsv",
+    "en-fr": ROOT / "../shared/data/tatoeba/fra-eng/dev.tsv",
+}
+
+
+@pytest.fixture(scope="module")
+def translators():
+    return {name: Translator.load(model_dir(name)) for name in ("es-en", "en-fr")}
+
+
+@pytest.mark.parametrize(
+    "name,source,expected",
+    [
+        ("es-en", "El gato negro duerme en el jardín.", ["black cat", "garden"]),
+        ("en-fr", "The red car", ["voiture rouge"]),
+        # the explainer has the formal "Comment allez-vous"; the informal form is right too
+        ("en-fr", "How are you?", [("comment allez-vous", "comment vas-tu")]),
+    ],
+)
+def test_the_explainers_examples(translators, name, source, expected):
+    translation = translators[name].translate([source], beam_size=4)[0]
+    for words in expected:
+        options = words if isinstance(words, tuple) else (words,)
+        assert any(w in translation.lower() for w in options), f"{source!r} -> {translation!r}"
+
+
+def test_the_cross_attention_of_black_cat_looks_at_gato_negro(translators):
+    from heedful.explain import to_words, views
+
+    attended = to_words(translators["es-en"].attend("El gato negro duerme en el jardín."))
+    cross = views(attended)["cross"]
+    weights = cross.weights.float().mean(1)  # [L, T, S], mean of heads
+    rows = {w.lower().strip(".,"): i for i, w in enumerate(cross.queries)}
+    cols = {w.lower().strip(".,"): j for j, w in enumerate(cross.keys)}
+    # in some layer, "black" and "cat" put most of their attention on "gato" and "negro"
+    share = weights[:, [rows["black"], rows["cat"]]][..., [cols["gato"], cols["negro"]]].sum(-1)
+    assert share.mean(-1).max() > 0.5
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["es-en", "en-fr"])
+def test_model_card_figures_are_what_the_model_scores(name):
+    card = (model_dir(name) / "MODEL_CARD.md").read_text(encoding="utf-8")
+    bleu = float(re.search(r"\| BLEU \| ([\d.]+) \|", card).group(1))
+    chrf = float(re.search(r"\| chrF \| ([\d.]+) \|", card).group(1))
+    out = subprocess.run(
+        [sys.executable, "-m", "heedful", "evaluate", "--model", str(model_dir(name)),
+         "--data", str(DEV[name]), "--beam", "4", "--json"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    scores = json.loads(out.stdout)
+    assert round(scores["bleu"], 1) == bleu and round(scores["chrf"], 1) == chrf
