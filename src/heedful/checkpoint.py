@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -44,34 +46,16 @@ def _readable(tmp: str) -> None:
     os.chmod(tmp, 0o666 & ~_umask())
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        _readable(tmp)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    _fsync_dir(path.parent)
-
-
-def atomic_write_json(path: Path, obj: Any) -> None:
-    atomic_write_bytes(path, (json.dumps(obj, indent=2, ensure_ascii=False) + "\n").encode())
-
-
-def atomic_save_tensors(path: Path, tensors: dict[str, torch.Tensor], metadata=None) -> None:
+@contextmanager
+def _atomic(path: Path) -> Iterator[str]:
+    """Yield a temporary name beside ``path`` to write; on success make it readable, fsync it
+    and rename it over ``path`` (then fsync the folder); on failure remove it."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(fd)
     try:
-        save_file({k: v.contiguous() for k, v in tensors.items()}, tmp, metadata=metadata)
+        yield tmp
         _readable(tmp)
         with open(tmp, "rb") as f:
             os.fsync(f.fileno())
@@ -80,6 +64,20 @@ def atomic_save_tensors(path: Path, tensors: dict[str, torch.Tensor], metadata=N
         Path(tmp).unlink(missing_ok=True)
         raise
     _fsync_dir(path.parent)
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    with _atomic(path) as tmp:
+        Path(tmp).write_bytes(data)
+
+
+def atomic_write_json(path: Path, obj: Any) -> None:
+    atomic_write_bytes(path, (json.dumps(obj, indent=2, ensure_ascii=False) + "\n").encode())
+
+
+def atomic_save_tensors(path: Path, tensors: dict[str, torch.Tensor], metadata=None) -> None:
+    with _atomic(path) as tmp:
+        save_file({k: v.contiguous() for k, v in tensors.items()}, tmp, metadata=metadata)
 
 
 def _fsync_dir(path: Path) -> None:
