@@ -8,7 +8,7 @@ Three ways to compute the same numbers, chosen per call:
   length), taken whenever the caller does not ask for the weights;
 - the weights path, the formula written out, taken when the caller asks for the weights (they
   are returned, never stored on the module);
-- restricted self-attention (paper §4, a window of r neighbours) computed block by block, so
+- restricted self-attention (paper §4, a window of r neighbours) computed in blocks, so
   that memory grows as O(n·r) instead of O(n²).
 
 The plain formula is also used for the fast path where it measured faster: training on short
@@ -28,7 +28,7 @@ from heedful.masks import allowed_positions, combine
 
 # Training (autograd on) with at most this many query x key pairs per head uses the plain formula:
 # on 2 CPU cores its backward pass beat the flash kernel's below this size (bench/attention.py).
-PLAIN_BACKWARD_MAX_PAIRS = 128 * 128
+PLAIN_BACKWARD_MAX_PAIRS = 96 * 96
 
 
 @dataclass
@@ -122,35 +122,47 @@ def _attention_with_weights(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None
 
 
 def _windowed_attention(q, k, v, key_mask, *, causal: bool, window: int) -> Tensor:
-    """Restricted self-attention, one block of queries at a time: O(n·r) memory.
+    """Restricted self-attention by blocks of queries: O(n·r) memory, one kernel call.
 
-    A block of b queries [s, s + b) needs only the keys [s - r, s + b + r) (or [s - r, s + b)
-    when causal), so no step holds more than b x (b + 2r) scores.
+    A block of b queries [s, s + b) sees only the keys [s - r, s + b) ([s - r, s + b + r) when
+    not causal). Those key spans are laid side by side (``unfold``) and every block becomes one
+    batch entry of a single SDPA call: b x (b + r) scores per block instead of b x n.
     """
     n_queries, n_keys = q.shape[-2], k.shape[-2]
-    offset = n_keys - n_queries
+    shift = min(n_keys - n_queries, window)  # cached keys before the first query that it sees
+    first = n_keys - n_queries - shift
+    k, v = k[:, :, first:], v[:, :, first:]
+    key_mask = None if key_mask is None else key_mask[:, first:]
+    q = F.pad(q, (0, 0, shift, 0))  # rows for those keys too (dropped at the end)
+    batch, heads, n, d = q.shape
     block = max(window, 64)
-    outputs = []
-    for start in range(0, n_queries, block):
-        stop = min(start + block, n_queries)
-        lo = max(0, offset + start - window)
-        hi = offset + stop if causal else min(n_keys, offset + stop + window)
-        positions = allowed_positions(
-            stop - start, hi - lo, causal=causal, window=window, offset=offset + start - lo,
-            device=q.device,
-        )  # fmt: skip
-        keys_real = None if key_mask is None else key_mask[:, lo:hi]
-        mask = combine(keys_real, positions, self_offset=offset + start - lo)
-        # an additive float mask: CPU SDPA ran these small banded blocks faster with it
-        mask = torch.zeros(mask.shape, dtype=q.dtype, device=q.device).masked_fill_(
-            ~mask, float("-inf")
-        )
-        outputs.append(
-            F.scaled_dot_product_attention(
-                q[:, :, start:stop], k[:, :, lo:hi], v[:, :, lo:hi], attn_mask=mask
-            )
-        )
-    return torch.cat(outputs, dim=2)
+    n_blocks = -(-n // block)
+    span = block + window if causal else block + 2 * window
+    after = n_blocks * block - n + (0 if causal else window)
+
+    def blocks(x: Tensor, size: int, before: int, end: int) -> Tensor:  # -> [B·blocks, H, size, d]
+        x = F.pad(x, (0, 0, before, end)).unfold(2, size, block).permute(0, 2, 1, 4, 3)
+        return x.reshape(batch * n_blocks, heads, size, d)
+
+    queries = blocks(q, block, 0, n_blocks * block - n)
+    keys, values = blocks(k, span, window, after), blocks(v, span, window, after)
+    real = torch.ones(1, n, dtype=torch.bool, device=q.device) if key_mask is None else key_mask
+    real = F.pad(real, (window, after), value=False).unfold(-1, span, block)  # [B, blocks, span]
+    # query j of a block is key j + r of its span; it sees keys j..j+r (causal) or j..j+2r
+    j = torch.arange(block, device=q.device)[:, None]
+    m = torch.arange(span, device=q.device)[None, :]
+    band = (m >= j) & (m <= j + (window if causal else 2 * window))
+    allowed = band & real[..., None, :] | (m == j + window)  # a padding query sees itself
+    allowed = allowed.expand(batch, n_blocks, block, span)
+    # an additive float mask: CPU SDPA ran these banded blocks faster with it than with a bool one
+    mask = torch.zeros(allowed.shape, dtype=q.dtype, device=q.device).masked_fill_(
+        ~allowed, float("-inf")
+    )
+    out = F.scaled_dot_product_attention(
+        queries, keys, values, attn_mask=mask.reshape(batch * n_blocks, 1, block, span)
+    )
+    out = out.unflatten(0, (batch, n_blocks)).permute(0, 2, 1, 3, 4).flatten(2, 3)
+    return out[:, :, shift:n]
 
 
 class MultiHeadAttention(nn.Module):
