@@ -53,11 +53,10 @@ def prepare_data(
         )
     )
     if tokenizer is None:
-        if dist.is_main:
-            say(f"training a joint BPE vocabulary of {config.vocab_size:,} on the train split")
-            train_tokenizer(train_text, config.vocab_size).save(out / TOKENIZER_FILE)
-        barrier(dist)
-        tokenizer = Tokenizer.load(out / TOKENIZER_FILE)
+        tokenizer = shared_tokenizer(
+            lambda: train_tokenizer(train_text, config.vocab_size), out, dist, say,
+            f"training a joint BPE vocabulary of {config.vocab_size:,} on the train split",
+        )  # fmt: skip
     train = encode_pairs(train_text, tokenizer, config.max_tokens, train_counts)
     dev = encode_pairs(dev_text, tokenizer, config.max_tokens, dev_counts)
     say(train_counts.describe("train"))
@@ -78,3 +77,19 @@ def prepare_data(
         dev_references=[dev_text.targets[i] for i in dev.kept],
         meta=meta,
     )
+
+
+def shared_tokenizer(
+    train: Callable[[], Tokenizer],
+    out: Path,
+    dist: Distributed,
+    say: Callable[[str], None],
+    message: str,
+) -> Tokenizer:
+    """Rank 0 trains the BPE model and writes it to ``out``; every rank then reads that file, so
+    all processes of a distributed run tokenise with the same model."""
+    if dist.is_main:
+        say(message)
+        train().save(out / TOKENIZER_FILE)
+    barrier(dist)
+    return Tokenizer.load(out / TOKENIZER_FILE)

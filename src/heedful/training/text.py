@@ -29,13 +29,12 @@ from typing import Any
 import torch
 from torch import nn
 
-from heedful.checkpoint import TOKENIZER_FILE
 from heedful.data import Corpus, DataError, read_text
 from heedful.tokenizer import EOS_ID, NORMALIZATION, Tokenizer, normalize
 from heedful.training.config import TextDataConfig
-from heedful.training.distributed import Distributed, barrier
+from heedful.training.distributed import Distributed
 from heedful.training.evaluation import dev_loss
-from heedful.training.prepare import RunData
+from heedful.training.prepare import RunData, shared_tokenizer
 
 SAMPLE_SEED = 0  # train_lines / dev_lines draw the same lines in every run
 
@@ -170,11 +169,10 @@ def prepare_text(
         sample=config.train_lines,
     )
     if tokenizer is None:
-        if dist.is_main:
-            say(f"training a BPE vocabulary of {config.vocab_size:,} on the train split")
-            Tokenizer.train(train_text, config.vocab_size).save(out / TOKENIZER_FILE)
-        barrier(dist)
-        tokenizer = Tokenizer.load(out / TOKENIZER_FILE)
+        tokenizer = shared_tokenizer(
+            lambda: Tokenizer.train(train_text, config.vocab_size), out, dist, say,
+            f"training a BPE vocabulary of {config.vocab_size:,} on the train split",
+        )  # fmt: skip
     train = encode_texts(train_text, tokenizer, config.max_tokens, train_counts)
     dev = encode_texts(dev_text, tokenizer, config.max_tokens, dev_counts)
     say(train_counts.describe("train"))
