@@ -14,7 +14,7 @@ from heedful.lm import DecoderOnlyLM
 from heedful.model import Transformer
 from heedful.search import LengthPenalty, Stepped, beam_search, greedy_search
 from heedful.tokenizer import Tokenizer
-from heedful.translator import Translator, quantize_model
+from heedful.translator import Translator, _BeamCache, quantize_model
 
 TEXTS = [
     "el gato come pescado",
@@ -72,6 +72,30 @@ def test_batched_equals_one_by_one(translator, tokenizer, beam_size):
         (alone,) = translator.generate([ids], beam_size, max_length=15)
         assert hypotheses[0].tokens == alone[0].tokens
         assert hypotheses[0].score == pytest.approx(alone[0].score, abs=1e-4)
+
+
+def test_beams_share_one_copy_of_the_cross_attention_keys_and_values(translator, tokenizer):
+    """Beam rows read their sentence's cross-attention keys and values, kept once per sentence;
+    the logits and weights equal those of a cache with a copy per beam, also after a sentence
+    leaves the batch."""
+    model = translator.model
+    memory = model.encode(translator._pad(sources(tokenizer)[:3]))
+    shared = _BeamCache(model.start_decoding(memory), group=2)
+    copied = model.start_decoding(memory)
+    first = torch.tensor([0, 0, 1, 1, 2, 2])  # the first step: 2 beams from each sentence
+    tokens = torch.randint(4, model.config.tgt_vocab_size, (6, 1), generator=torch.Generator())
+    for step, index in enumerate([first, torch.tensor([3, 2, 4, 5])]):  # then sentence 0 leaves
+        shared, copied = shared.reorder(index), copied.reorder(index)
+        assert (
+            shared.inner.cross_kv[0].k.shape[0] == index.numel() // 2 < copied.memory_mask.shape[0]
+        )
+        tokens = tokens[index] if step else tokens
+        with torch.no_grad():
+            a = model.decode_step(tokens, shared.inner, return_attention=True)
+            b = model.decode_step(tokens, copied, return_attention=True)
+        torch.testing.assert_close(a.logits, b.logits, atol=1e-5, rtol=1e-5)
+        torch.testing.assert_close(a.attention.cross, b.attention.cross, atol=1e-6, rtol=1e-6)
+        shared, copied = _BeamCache(a.cache, 2), b.cache
 
 
 @dataclass

@@ -29,6 +29,8 @@ from heedful.masks import allowed_positions, combine
 # Training (autograd on) with at most this many query x key pairs per head uses the plain formula:
 # on 2 CPU cores its backward pass beat the flash kernel's below this size (bench/attention.py).
 PLAIN_BACKWARD_MAX_PAIRS = 96 * 96
+# Inference with at most this many queries per head (decoding steps) uses two batched products.
+FEW_QUERIES = 8
 
 
 @dataclass
@@ -81,8 +83,8 @@ def scaled_dot_product_attention(
         return _windowed_attention(q, k, v, key_mask, causal=causal, window=window), None
     if causal and n_queries == 1:
         causal = False  # one new query at the end sees every key
-    if n_queries == 1 and not q.requires_grad:
-        return _one_query_attention(q, k, v, combine(key_mask, None)), None
+    if n_queries <= FEW_QUERIES and not causal and not q.requires_grad:
+        return _few_query_attention(q, k, v, combine(key_mask, None)), None
     if q.requires_grad and n_queries * n_keys <= PLAIN_BACKWARD_MAX_PAIRS:
         positions = allowed_positions(
             n_queries, n_keys, causal=causal, offset=offset, device=q.device
@@ -100,17 +102,18 @@ def scaled_dot_product_attention(
     return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal), None
 
 
-def _one_query_attention(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None) -> Tensor:
-    """One query per head (incremental decoding) as two batched products. At this size the CPU
-    flash kernel's fixed cost dominates: this made beam search 4-20% faster (bench/decode.py)."""
-    b, h, _, d = q.shape
+def _few_query_attention(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None) -> Tensor:
+    """A few queries per head (incremental decoding: one, or one per beam) as two batched
+    products. At this size the CPU flash kernel's fixed cost dominates: this made beam search
+    4-20% faster (bench/decode.py)."""
+    b, h, t, d = q.shape
     n_keys = k.shape[-2]
-    scores = torch.bmm(q.reshape(b * h, 1, d), k.reshape(b * h, n_keys, d).transpose(1, 2))
-    scores = scores.view(b, h, 1, n_keys) / math.sqrt(d)  # [B, H, 1, S]
+    scores = torch.bmm(q.reshape(b * h, t, d), k.reshape(b * h, n_keys, d).transpose(1, 2))
+    scores = scores.view(b, h, t, n_keys) / math.sqrt(d)  # [B, H, T, S]
     if mask is not None:
         scores = scores.masked_fill(~mask, float("-inf"))
-    weights = scores.softmax(dim=-1).view(b * h, 1, n_keys)
-    return torch.bmm(weights, v.reshape(b * h, n_keys, d)).view(b, h, 1, d)
+    weights = scores.softmax(dim=-1).view(b * h, t, n_keys)
+    return torch.bmm(weights, v.reshape(b * h, n_keys, d)).view(b, h, t, d)
 
 
 def _attention_with_weights(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None):
@@ -205,15 +208,22 @@ class MultiHeadAttention(nn.Module):
                 kv = past.append(kv)
         else:
             kv = memory if isinstance(memory, KeyValue) else self.project(memory)
+        b, _, t, _ = q.shape
+        group = b // kv.k.shape[0]  # > 1: rows come in groups (beams) sharing one memory's keys
+        if group > 1:
+            q = q.unflatten(0, (-1, group)).transpose(1, 2).flatten(2, 3)  # [B/g, H, g·T, d_k]
         out, weights = scaled_dot_product_attention(
             q, kv.k, kv.v, key_mask,
             causal=causal, window=self.window if memory is None else None,
             need_weights=need_weights,
         )  # fmt: skip
+        if group > 1:  # [B/g, H, g·T, *] -> [B, H, T, *]
+            out = out.unflatten(2, (group, t)).transpose(1, 2).flatten(0, 1)
+            if weights is not None:
+                weights = weights.unflatten(2, (group, t)).transpose(1, 2).flatten(0, 1)
         if head_mask is not None:
             out = out * head_mask.to(out.dtype)[None, :, None, None]
-        b, h, t, d = out.shape
-        out = out.transpose(1, 2).reshape(b, t, h * d)  # Concat(head_1, ..., head_h)
+        out = out.transpose(1, 2).reshape(b, t, -1)  # Concat(head_1, ..., head_h)
         return self.out_proj(out), kv, weights
 
     def project(self, memory: Tensor) -> KeyValue:

@@ -49,23 +49,34 @@ class Translation:
 
 @dataclass
 class _BeamCache:
-    """A DecoderCache whose rows come in groups of ``group`` beams of one sentence.
+    """A DecoderCache for searches whose rows come in groups of ``group`` beams of one sentence.
 
-    While beams only move within their sentence, the cross-attention keys and values (the same
-    for every beam of a sentence) stay where they are: only the self-attention cache is reordered.
+    The cross-attention keys and values are the same for every beam of a sentence, so they are
+    kept once per sentence (the attention lets each group of rows share one): reordering moves
+    only the self-attention cache, and the cross-attention rows only when sentences leave.
     """
 
     inner: DecoderCache
     group: int
 
     def reorder(self, index: Tensor) -> _BeamCache:
-        rows = self.inner.memory_mask.shape[0]
-        if self.group > 1 and index.numel() == rows:
-            groups = torch.arange(rows) // self.group
-            if torch.equal(index // self.group, groups):
-                self_kv = [None if kv is None else kv.select(index) for kv in self.inner.self_kv]
-                return _BeamCache(replace(self.inner, self_kv=self_kv), self.group)
-        return _BeamCache(self.inner.reorder(index), self.group)
+        """index: the rows to continue, ``group`` per live sentence, each group from one."""
+        inner = self.inner
+        sentences = inner.memory_mask.shape[0]
+        rows = sentences if inner.self_kv[0] is None else inner.self_kv[0].k.shape[0]
+        kept = index.view(-1, self.group)[:, 0] // (rows // sentences)  # each group's sentence
+        self_kv = [None if kv is None else kv.select(index) for kv in inner.self_kv]
+        if kept.numel() == sentences and torch.equal(kept, torch.arange(sentences)):
+            return _BeamCache(replace(inner, self_kv=self_kv), self.group)
+        return _BeamCache(
+            replace(
+                inner,
+                self_kv=self_kv,
+                cross_kv=[kv.select(kept) for kv in inner.cross_kv],
+                memory_mask=inner.memory_mask.index_select(0, kept),
+            ),
+            self.group,
+        )
 
 
 class Translator:
