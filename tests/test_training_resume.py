@@ -1,5 +1,6 @@
 """Exact resume: N steps straight, and N/2 + kill -9 + resume + N/2, give bit-identical weights
-and optimizer state on CPU. The kill is a real SIGKILL of a training process."""
+and optimizer state on CPU. The kill is a real SIGKILL of a training process. Likewise a Ctrl-C
+(SIGINT) at any step: the run saves where it stopped and goes on from there."""
 
 import json
 import os
@@ -9,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import torch
 
 from heedful.checkpoint import load_model_dir, load_tensors
@@ -36,10 +38,20 @@ def finish(process, timeout=300):
     return output
 
 
-def test_kill_9_and_resume_is_bit_identical(tmp_path):
-    straight, killed = tmp_path / "straight", tmp_path / "killed"
-    config = ["--config", "configs/tiny-smoke.yaml"]
-    finish(heedful(*config, "--out", str(straight), "--set", *SETTINGS, f"train.max_steps={N}"))
+CONFIG = ["--config", "configs/tiny-smoke.yaml"]
+
+
+@pytest.fixture(scope="module")
+def straight(tmp_path_factory):
+    """N steps without interruption."""
+    out = tmp_path_factory.mktemp("straight") / "run"
+    finish(heedful(*CONFIG, "--out", str(out), "--set", *SETTINGS, f"train.max_steps={N}"))
+    return out
+
+
+def test_kill_9_and_resume_is_bit_identical(tmp_path, straight):
+    killed = tmp_path / "killed"
+    config = CONFIG
 
     # The same run, meant to go on much longer, killed right after its checkpoint at N/2.
     process = heedful(*config, "--out", str(killed), "--set", *SETTINGS, "train.max_steps=100000")
@@ -58,16 +70,48 @@ def test_kill_9_and_resume_is_bit_identical(tmp_path):
     output = finish(heedful("--resume", str(killed), "--set", f"train.max_steps={N}"))
     assert f"resuming {killed} at step {N // 2}" in output
 
+    assert_same_run(straight, killed)
+
+
+def test_ctrl_c_saves_where_it_stops_and_resume_is_bit_identical(tmp_path, straight):
+    stopped = tmp_path / "stopped"
+    process = heedful(*CONFIG, "--out", str(stopped), "--set", *SETTINGS, f"train.max_steps={N}")
+    deadline = time.monotonic() + 300
+    while not any(r["kind"] == "train" for r in read_log_safely(stopped / "log.jsonl")):
+        assert process.poll() is None, process.communicate()[0]
+        assert time.monotonic() < deadline, "no logged step within 5 minutes"
+        time.sleep(0.01)
+    process.send_signal(signal.SIGINT)
+    output, _ = process.communicate(timeout=300)
+    assert process.returncode == 130, output
+    step = read_info(stopped)["step"]
+    assert f"SIGINT: stopped and saved at step {step}" in output
+    assert 5 <= step < N and step % (N // 2), "the interrupt, not a regular save, saved the state"
+    assert not (stopped / "checkpoints" / f"step-{step:07d}").exists()
+
+    output = finish(heedful("--resume", str(stopped)))
+    assert f"resuming {stopped} at step {step}" in output
+    assert_same_run(straight, stopped)
+
+
+def assert_same_run(a_dir, b_dir):
     for name in ("model.safetensors", "training_state.safetensors"):
-        a, b = load_tensors(straight / name), load_tensors(killed / name)
+        a, b = load_tensors(a_dir / name), load_tensors(b_dir / name)
         assert set(a) == set(b)
         for key in a:
             assert torch.equal(a[key], b[key]), f"{name}: {key}"
-    assert read_info(killed)["step"] == read_info(straight)["step"] == N
+    assert read_info(a_dir)["step"] == read_info(b_dir)["step"] == N
     # The log shows the same losses at the same steps, each step once.
     logs = [[(r["step"], r["loss"]) for r in read_log(d / "log.jsonl") if r["kind"] == "train"]
-            for d in (straight, killed)]  # fmt: skip
+            for d in (a_dir, b_dir)]  # fmt: skip
     assert logs[0] == logs[1] and [s for s, _ in logs[0]] == list(range(5, N + 1, 5))
+
+
+def read_log_safely(path):
+    try:
+        return read_log(path)
+    except (OSError, ValueError, json.JSONDecodeError):
+        return []
 
 
 def read_info_safely(directory):

@@ -56,6 +56,8 @@ def run(args: argparse.Namespace, *, task: str | None = None) -> int:
 
     config, out, resume = build_config(args, task=task)
     info = train(config, out, resume=resume)
+    if str(info.get("stopped")).startswith("interrupted"):
+        return 130  # the shell's code for a Ctrl-C; the state is saved and resumable
     best = info.get("best") or {}
     if best.get("bleu") is not None:
         print(

@@ -4,7 +4,9 @@
         take the next update's batches -> train_step -> log -> evaluate -> save
 
 ``DIR`` always holds the latest complete model directory plus its training state; ``DIR/best/``
-the model with the best dev BLEU so far (the lowest dev loss for a language model).
+the model with the best dev BLEU so far (the lowest dev loss for a language model). Ctrl-C (or
+SIGTERM) finishes the current update, saves, and stops: ``--resume DIR`` goes on from there as if
+nothing had happened; a second Ctrl-C stops at once.
 
 The task (``config.task``) picks the model, the data and what validation reports: a translation
 ``Transformer`` on sentence pairs (dev loss, BLEU, chrF), or a ``DecoderOnlyLM`` on text (dev
@@ -13,7 +15,11 @@ loss and perplexity); everything else is shared.
 
 from __future__ import annotations
 
+import signal
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -101,6 +107,7 @@ class Trainer:
             epoch=self.info["epoch"], index=self.info["batch_index"],
         )  # fmt: skip
         self.ddp = self._wrap(self.model)
+        self.saved_step: int | None = None
 
     def _wrap(self, model: nn.Module) -> nn.Module:
         if not self.dist.enabled:
@@ -125,8 +132,7 @@ class Trainer:
     # --- the loop ------------------------------------------------------------------------------
 
     def run(self) -> dict[str, Any]:
-        train, optim = self.config.train, self.config.optim
-        world = self.dist.world_size
+        train, world = self.config.train, self.dist.world_size
         self.progress.say(
             f"{self.model.num_parameters():,} parameters; {self.stream.batches_per_epoch:,} "
             f"batches per epoch, {self.stream.padding_fraction():.1%} of their tokens padding; "
@@ -135,47 +141,66 @@ class Trainer:
         )
         self.progress.start(self.info["step"])
         window = {"loss": 0.0, "nll": 0.0, "tokens": 0, "time": time.perf_counter()}
+        self.window = window
+        if self.dist.is_main:  # sums of the steps since the last log line, saved with the state
+            window.update(self.info.pop("log_window", None) or {})
         step = self.info["step"]
-        while step < train.max_steps and self.info["stopped"] is None:
-            batches = self.stream.take(train.accumulation * world)
-            update_tokens = sum(self.stream.tgt_lengths[i] for b in batches for i in b)
-            mine = [
-                collate(self.data.train, b, start_id=self.model.config.start_id,
-                        eos_id=self.model.config.eos_id)
-                for b in batches[self.dist.rank :: world]
-            ]  # fmt: skip
-            step += 1
-            lr = learning_rate(
-                step, d_model=self.model.config.d_model, warmup_steps=optim.warmup_steps,
-                scale=optim.lr_scale,
-            )  # fmt: skip
-            stats = train_step(
-                self.ddp, self.optimizer, mine, update_tokens=update_tokens, lr=lr,
-                epsilon=optim.label_smoothing, precision=train.precision,
-                clip_norm=optim.clip_norm, world_size=world,
-            )  # fmt: skip
-            self.info.update(step=step, **self._position())
-            self.info["target_tokens"] += update_tokens
-            window["loss"] += stats.loss
-            window["nll"] += stats.nll
-            window["tokens"] += stats.tokens
-            record = None
-            if step % train.log_every == 0 or step == train.max_steps:
-                record = self._log_train(step, lr, stats.grad_norm, window)
-            self.progress.update(step, record)
-            evaluate = self.config.eval.every and step % self.config.eval.every == 0
-            pause = time.perf_counter()
-            if evaluate or step == train.max_steps:
-                self.evaluate(step)
-            if evaluate or step % train.save_every == 0 or step == train.max_steps:
-                self.save(step)
-                window["time"] += time.perf_counter() - pause  # tokens/s counts training only
+        with stop_signals() as stop:
+            while step < train.max_steps and self.info["stopped"] is None:
+                step = self._update(step, window)
+                if distributed.broadcast_flag(bool(stop), self.dist, self.device):
+                    if self.saved_step != step:
+                        self.save(step, snapshot=False)
+                    self.info["stopped"] = f"interrupted ({stop[0]})"
+                    self.progress.say(
+                        f"{stop[0]}: stopped and saved at step {step}; "
+                        f"go on with `heedful train --resume {self.out}`"
+                    )
         if self.info["stopped"] is None:
             self.info["stopped"] = "max_steps"
         if self.dist.is_main:
             plot_curves(self.log.path, self.out / CURVES_FILE)
         self.progress.close()
         return dict(self.info)
+
+    def _update(self, step: int, window: dict) -> int:
+        """One update (train_step), then logging, evaluation and saving as they fall due."""
+        train, optim = self.config.train, self.config.optim
+        world = self.dist.world_size
+        batches = self.stream.take(train.accumulation * world)
+        update_tokens = sum(self.stream.tgt_lengths[i] for b in batches for i in b)
+        mine = [
+            collate(self.data.train, b, start_id=self.model.config.start_id,
+                    eos_id=self.model.config.eos_id)
+            for b in batches[self.dist.rank :: world]
+        ]  # fmt: skip
+        step += 1
+        lr = learning_rate(
+            step, d_model=self.model.config.d_model, warmup_steps=optim.warmup_steps,
+            scale=optim.lr_scale,
+        )  # fmt: skip
+        stats = train_step(
+            self.ddp, self.optimizer, mine, update_tokens=update_tokens, lr=lr,
+            epsilon=optim.label_smoothing, precision=train.precision,
+            clip_norm=optim.clip_norm, world_size=world,
+        )  # fmt: skip
+        self.info.update(step=step, **self._position())
+        self.info["target_tokens"] += update_tokens
+        window["loss"] += stats.loss
+        window["nll"] += stats.nll
+        window["tokens"] += stats.tokens
+        record = None
+        if step % train.log_every == 0 or step == train.max_steps:
+            record = self._log_train(step, lr, stats.grad_norm, window)
+        self.progress.update(step, record)
+        evaluate = self.config.eval.every and step % self.config.eval.every == 0
+        pause = time.perf_counter()
+        if evaluate or step == train.max_steps:
+            self.evaluate(step)
+        if evaluate or step % train.save_every == 0 or step == train.max_steps:
+            self.save(step)
+            window["time"] += time.perf_counter() - pause  # tokens/s counts training only
+        return step
 
     def _position(self) -> dict[str, int]:
         return {"epoch": self.stream.epoch, "batch_index": self.stream.index}
@@ -241,8 +266,16 @@ class Trainer:
             scores.update(translation_scores(hypotheses, self.data.dev_references[:n]))
         return scores
 
-    def save(self, step: int) -> None:
-        """The latest model directory and its training state (all ranks' RNG states)."""
+    def save(self, step: int, *, snapshot: bool = True) -> None:
+        """The latest model directory and its training state (all ranks' RNG states); with
+        ``snapshot``, also a copy in DIR/checkpoints/ (the last few are kept, for averaging)."""
+        self.saved_step = step
+        window = getattr(self, "window", None)
+        if window is not None:  # so that a resumed run logs the same sums as a straight one
+            loss, nll, tokens = distributed.all_reduce_sum(
+                [window["loss"], window["nll"], float(window["tokens"])], self.dist, self.device
+            )
+            self.info["log_window"] = {"loss": loss, "nll": nll, "tokens": int(tokens)}
         rng = {f"torch.rank{r}": s for r, s in enumerate(distributed.gather_rng_states(self.dist))}
         if self.device.type == "cuda" and not self.dist.enabled:
             rng["cuda.rank0"] = torch.cuda.get_rng_state()
@@ -251,7 +284,7 @@ class Trainer:
         self._save_model(self.out, step)
         info = {**self.info, "world_size": self.dist.world_size}
         save_training_state(self.out, self.model, self.optimizer, info, rng)
-        if self.config.train.keep_checkpoints:
+        if snapshot and self.config.train.keep_checkpoints:
             keep_last(self.out / "checkpoints", step, self.config.train.keep_checkpoints,
                       lambda d: self._save_model(d, step))  # fmt: skip
 
@@ -271,3 +304,27 @@ def load_run_config(directory: str | Path) -> dict[str, Any]:
     if not path.is_file():
         raise FileNotFoundError(f"nothing to resume in {directory}: no {RUN_CONFIG_FILE} there")
     return read_json(path)
+
+
+@contextmanager
+def stop_signals() -> Iterator[list[str]]:
+    """Collect SIGINT and SIGTERM instead of dying mid-update: the list yielded gets the signal's
+    name, and the loop stops at the end of the update. A second signal acts as usual."""
+    received: list[str] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield received  # only the main thread may set handlers
+        return
+    previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+
+    def handler(number, frame):
+        received.append(signal.Signals(number).name)
+        for s, action in previous.items():  # the next one stops at once
+            signal.signal(s, action)
+
+    for s in previous:
+        signal.signal(s, handler)
+    try:
+        yield received
+    finally:
+        for s, action in previous.items():
+            signal.signal(s, action)
