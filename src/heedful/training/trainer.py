@@ -142,8 +142,10 @@ class Trainer:
         self.progress.start(self.info["step"])
         window = {"loss": 0.0, "nll": 0.0, "tokens": 0, "time": time.perf_counter()}
         self.window = window
-        if self.dist.is_main:  # sums of the steps since the last log line, saved with the state
-            window.update(self.info.pop("log_window", None) or {})
+        saved = self.info.pop("log_window", None)
+        if saved and self.dist.is_main:  # the steps since the last log line, before a resume
+            seconds = saved.pop("seconds", 0.0)
+            window.update(saved, time=window["time"] - seconds)
         step = self.info["step"]
         with stop_signals() as stop:
             while step < train.max_steps and self.info["stopped"] is None:
@@ -275,7 +277,13 @@ class Trainer:
             loss, nll, tokens = distributed.all_reduce_sum(
                 [window["loss"], window["nll"], float(window["tokens"])], self.dist, self.device
             )
-            self.info["log_window"] = {"loss": loss, "nll": nll, "tokens": int(tokens)}
+            seconds = time.perf_counter() - window["time"]
+            self.info["log_window"] = {
+                "loss": loss,
+                "nll": nll,
+                "tokens": int(tokens),
+                "seconds": seconds,
+            }
         rng = {f"torch.rank{r}": s for r, s in enumerate(distributed.gather_rng_states(self.dist))}
         if self.device.type == "cuda" and not self.dist.enabled:
             rng["cuda.rank0"] = torch.cuda.get_rng_state()
