@@ -34,6 +34,7 @@ SIZES = {  # d_model, heads, d_ff, layers (encoder = decoder): heedful's presets
 }
 VOCAB, BATCH, SRC_LEN, NEW_TOKENS = 8000, 32, 20, 20
 THREADS = 2  # --threads
+SETTLE_SECONDS = 0.5  # a pause before each timed run: the previous engine's threads go idle
 EOS, UNK, PAD = 0, 1, VOCAB - 1  # Marian's special ids (the decoder starts from pad, the last)
 
 
@@ -157,6 +158,9 @@ def measure(runs: dict, beam: int, repeats: int) -> dict[str, float]:
     cpu = dict.fromkeys(runs, float("inf"))
     for _ in range(repeats):
         for engine, run in runs.items():
+            # CTranslate2's OpenMP threads spin for a while after each run; timed right after
+            # it, heedful and HF ran at half speed (0.32 s against 0.15 s for small beam 4).
+            time.sleep(SETTLE_SECONDS)
             start, start_cpu = time.perf_counter(), time.process_time()
             run(beam)
             best[engine] = min(best[engine], time.perf_counter() - start)

@@ -44,6 +44,9 @@ class KeyValue:
         """Keep (and reorder) batch rows: [B] -> [len(index)]."""
         return KeyValue(self.k.index_select(0, index), self.v.index_select(0, index))
 
+    def contiguous(self) -> KeyValue:
+        return KeyValue(self.k.contiguous(), self.v.contiguous())
+
     def append(self, other: KeyValue) -> KeyValue:
         """Add positions at the end: [.., S, ..] + [.., S', ..] -> [.., S + S', ..]."""
         return KeyValue(torch.cat([self.k, other.k], dim=2), torch.cat([self.v, other.v], dim=2))

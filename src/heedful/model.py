@@ -235,8 +235,11 @@ class Transformer(nn.Module):
         return Memory(states, mask, weights)
 
     def start_decoding(self, memory: Memory) -> DecoderCache:
-        """An empty cache holding the cross-attention keys and values of every layer."""
-        cross_kv = [layer.cross_attn.project(memory.states) for layer in self.decoder.layers]
+        """An empty cache holding the cross-attention keys and values of every layer (made
+        contiguous once here, rather than copied by every step's batched product)."""
+        cross_kv = [
+            layer.cross_attn.project(memory.states).contiguous() for layer in self.decoder.layers
+        ]
         return DecoderCache([None] * len(cross_kv), cross_kv, memory.mask)
 
     def decode_step(
