@@ -278,7 +278,7 @@ def greedy_search(
     """The most probable next token at every step, from ``tokens`` [B, t0]; one per row.
     Arguments as for ``beam_search``."""
     return _one_path(
-        step, cache, tokens, lambda logp: logp.argmax(dim=1), eos_id=eos_id,
+        step, cache, tokens, lambda logp: top_k(logp, 1)[1].squeeze(1), eos_id=eos_id,
         max_length=max_length, min_length=min_length, banned=banned, force_eos=force_eos,
         keep_trace=keep_trace,
     )  # fmt: skip
