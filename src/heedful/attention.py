@@ -154,12 +154,12 @@ def _windowed_attention(q, k, v, key_mask, *, causal: bool, window: int) -> Tens
     keys, values = blocks(k, span, window, after), blocks(v, span, window, after)
     real = torch.ones(1, n, dtype=torch.bool, device=q.device) if key_mask is None else key_mask
     real = F.pad(real, (window, after), value=False).unfold(-1, span, block)  # [B, blocks, span]
-    # query j of a block is key j + r of its span; it sees keys j..j+r (causal) or j..j+2r
-    j = torch.arange(block, device=q.device)[:, None]
-    m = torch.arange(span, device=q.device)[None, :]
-    band = (m >= j) & (m <= j + (window if causal else 2 * window))
-    allowed = band & real[..., None, :] | (m == j + window)  # a padding query sees itself
-    allowed = allowed.expand(batch, n_blocks, block, span)
+    # query j of a block is key j + r of its span
+    band = allowed_positions(
+        block, span, causal=causal, window=window, offset=window, device=q.device
+    )
+    allowed = (band & real[..., None, :]).expand(batch, n_blocks, block, span).clone()
+    allowed.diagonal(window, -2, -1).fill_(True)  # a padding query sees itself
     # an additive float mask: CPU SDPA ran these banded blocks faster with it than with a bool one
     mask = torch.zeros(allowed.shape, dtype=q.dtype, device=q.device).masked_fill_(
         ~allowed, float("-inf")

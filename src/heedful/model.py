@@ -72,12 +72,21 @@ class DecoderCache:
     memory_mask: Tensor  # [B, S]
     length: int = 0  # target positions decoded so far
 
-    def reorder(self, index: Tensor) -> DecoderCache:
-        """Keep and reorder batch rows (beams, or finished sentences leaving the batch)."""
+    def reorder(self, index: Tensor, group: int = 1) -> DecoderCache:
+        """Keep and reorder batch rows (beams, or finished sentences leaving the batch).
+
+        The cross-attention keys and values may be kept once per source while several rows
+        (beams) read them: ``group`` says that the new rows come ``group`` per source, each group
+        continuing rows of one source. They are copied only when sources leave or move.
+        """
+        sources = self.memory_mask.shape[0]
+        rows = sources if self.self_kv[0] is None else self.self_kv[0].k.shape[0]
+        kept = index.view(-1, group)[:, 0] // (rows // sources)  # each group's source
+        moved = kept.numel() != sources or not torch.equal(kept, torch.arange(sources))
         return DecoderCache(
             self_kv=[None if kv is None else kv.select(index) for kv in self.self_kv],
-            cross_kv=[kv.select(index) for kv in self.cross_kv],
-            memory_mask=self.memory_mask.index_select(0, index),
+            cross_kv=[kv.select(kept) for kv in self.cross_kv] if moved else self.cross_kv,
+            memory_mask=self.memory_mask.index_select(0, kept) if moved else self.memory_mask,
             length=self.length,
         )
 

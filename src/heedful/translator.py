@@ -14,7 +14,7 @@ the same way.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -49,34 +49,14 @@ class Translation:
 
 @dataclass
 class _BeamCache:
-    """A DecoderCache for searches whose rows come in groups of ``group`` beams of one sentence.
-
-    The cross-attention keys and values are the same for every beam of a sentence, so they are
-    kept once per sentence (the attention lets each group of rows share one): reordering moves
-    only the self-attention cache, and the cross-attention rows only when sentences leave.
-    """
+    """A DecoderCache whose rows come ``group`` beams per sentence: the beams share one copy of
+    their sentence's cross-attention keys and values (see ``DecoderCache.reorder``)."""
 
     inner: DecoderCache
     group: int
 
     def reorder(self, index: Tensor) -> _BeamCache:
-        """index: the rows to continue, ``group`` per live sentence, each group from one."""
-        inner = self.inner
-        sentences = inner.memory_mask.shape[0]
-        rows = sentences if inner.self_kv[0] is None else inner.self_kv[0].k.shape[0]
-        kept = index.view(-1, self.group)[:, 0] // (rows // sentences)  # each group's sentence
-        self_kv = [None if kv is None else kv.select(index) for kv in inner.self_kv]
-        if kept.numel() == sentences and torch.equal(kept, torch.arange(sentences)):
-            return _BeamCache(replace(inner, self_kv=self_kv), self.group)
-        return _BeamCache(
-            replace(
-                inner,
-                self_kv=self_kv,
-                cross_kv=[kv.select(kept) for kv in inner.cross_kv],
-                memory_mask=inner.memory_mask.index_select(0, kept),
-            ),
-            self.group,
-        )
+        return _BeamCache(self.inner.reorder(index, self.group), self.group)
 
 
 class Translator:
