@@ -158,8 +158,8 @@ def measure(runs: dict, beam: int, repeats: int) -> dict[str, float]:
     cpu = dict.fromkeys(runs, float("inf"))
     for _ in range(repeats):
         for engine, run in runs.items():
-            # CTranslate2's OpenMP threads spin for a while after each run; timed right after
-            # it, heedful and HF ran at half speed (0.32 s against 0.15 s for small beam 4).
+            # An engine's OpenMP threads spin for a while after its run; timed right after them,
+            # the next engine ran at about half speed (heedful small beam 4: 0.32 s, not 0.15 s).
             time.sleep(SETTLE_SECONDS)
             start, start_cpu = time.perf_counter(), time.process_time()
             run(beam)

@@ -108,6 +108,8 @@ class Trainer:
         )  # fmt: skip
         self.ddp = self._wrap(self.model)
         self.saved_step: int | None = None
+        # sums since the last log line; saved with the state, so a resumed run logs the same
+        self.window = {"loss": 0.0, "nll": 0.0, "tokens": 0, "time": time.perf_counter()}
 
     def _wrap(self, model: nn.Module) -> nn.Module:
         if not self.dist.enabled:
@@ -140,8 +142,8 @@ class Trainer:
             "tokens"
         )
         self.progress.start(self.info["step"])
-        window = {"loss": 0.0, "nll": 0.0, "tokens": 0, "time": time.perf_counter()}
-        self.window = window
+        window = self.window
+        window["time"] = time.perf_counter()
         saved = self.info.pop("log_window", None)
         if saved and self.dist.is_main:  # the steps since the last log line, before a resume
             seconds = saved.pop("seconds", 0.0)
@@ -272,18 +274,17 @@ class Trainer:
         """The latest model directory and its training state (all ranks' RNG states); with
         ``snapshot``, also a copy in DIR/checkpoints/ (the last few are kept, for averaging)."""
         self.saved_step = step
-        window = getattr(self, "window", None)
-        if window is not None:  # so that a resumed run logs the same sums as a straight one
-            loss, nll, tokens = distributed.all_reduce_sum(
-                [window["loss"], window["nll"], float(window["tokens"])], self.dist, self.device
-            )
-            seconds = time.perf_counter() - window["time"]
-            self.info["log_window"] = {
-                "loss": loss,
-                "nll": nll,
-                "tokens": int(tokens),
-                "seconds": seconds,
-            }
+        window = self.window
+        loss, nll, tokens = distributed.all_reduce_sum(
+            [window["loss"], window["nll"], float(window["tokens"])], self.dist, self.device
+        )
+        seconds = time.perf_counter() - window["time"]
+        self.info["log_window"] = {
+            "loss": loss,
+            "nll": nll,
+            "tokens": int(tokens),
+            "seconds": seconds,
+        }
         rng = {f"torch.rank{r}": s for r, s in enumerate(distributed.gather_rng_states(self.dist))}
         if self.device.type == "cuda" and not self.dist.enabled:
             rng["cuda.rank0"] = torch.cuda.get_rng_state()
