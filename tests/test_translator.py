@@ -227,6 +227,31 @@ def test_int8_quantization(model_dir, tokenizer):
         quantize_model(float_model, "int4")
 
 
+def test_int8_fuses_self_attention_projections_and_folds_the_logits_bias(model_dir, tokenizer):
+    float_model = Translator.load(model_dir).model
+    V = float_model.config.tgt_vocab_size
+    bias = torch.zeros(V)
+    bias[7] = 50.0  # token 7 wins everywhere, if the bias is there
+    float_model.logits_bias = bias
+    quantized = quantize_model(float_model)
+    assert float_model.logits_bias is bias  # the float model is left as it was
+    assert quantized.logits_bias is None and quantized.generator.bias() is not None
+    fused = [m for n, m in quantized.named_modules() if n.endswith("self_attn")]
+    assert fused and all(type(m).__name__ == "_Int8SelfAttention" for m in fused)
+    x = torch.randn(2, 5, float_model.config.d_model)
+    with torch.inference_mode():
+        for m in fused:  # the fused product equals the three quantised ones
+            q, kv = m._project_self(x)
+            assert torch.allclose(q, m._split_heads(m.q_proj(x)), atol=1e-5)
+            assert torch.allclose(kv.k, m._split_heads(m.k_proj(x)), atol=1e-5)
+            assert torch.allclose(kv.v, m._split_heads(m.v_proj(x)), atol=1e-5)
+        src = Translator(float_model, tokenizer)._pad(sources(tokenizer))
+        tgt = torch.randint(4, V, (src.shape[0], 6))
+        a, b = float_model(src, tgt), quantized(src, tgt)
+    assert (a.argmax(-1) == 7).all() and (b.argmax(-1) == 7).all()
+    assert torch.nn.functional.cosine_similarity(a.flatten(), b.flatten(), dim=0) > 0.99
+
+
 class IdTokenizer:
     """A tokenizer with Marian's conventions: eos 0, pad (= the decoder's start) the last id."""
 

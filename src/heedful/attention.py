@@ -112,9 +112,9 @@ def _few_query_attention(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None) -
     b, h, t, d = q.shape
     n_keys = k.shape[-2]
     scores = torch.bmm(q.reshape(b * h, t, d), k.reshape(b * h, n_keys, d).transpose(1, 2))
-    scores = scores.view(b, h, t, n_keys) / math.sqrt(d)  # [B, H, T, S]
+    scores = scores.view(b, h, t, n_keys).mul_(1 / math.sqrt(d))  # [B, H, T, S]
     if mask is not None:
-        scores = scores.masked_fill(~mask, float("-inf"))
+        scores.masked_fill_(~mask, float("-inf"))
     weights = scores.softmax(dim=-1).view(b * h, t, n_keys)
     return torch.bmm(weights, v.reshape(b * h, n_keys, d)).view(b, h, t, d)
 
@@ -204,12 +204,12 @@ class MultiHeadAttention(nn.Module):
         Returns the output [B, T, d_model], the keys and values used (the new cache), and the
         weights [B, H, T, S] if asked for.
         """
-        q = self._split_heads(self.q_proj(x))  # [B, H, T, d_k]
         if memory is None:
-            kv = self._project_self(x)
+            q, kv = self._project_self(x)  # q: [B, H, T, d_k]
             if past is not None:
                 kv = past.append(kv)
         else:
+            q = self._split_heads(self.q_proj(x))
             kv = memory if isinstance(memory, KeyValue) else self.project(memory)
         b, _, t, _ = q.shape
         group = b // kv.k.shape[0]  # > 1: rows come in groups (beams) sharing one memory's keys
@@ -235,14 +235,22 @@ class MultiHeadAttention(nn.Module):
             self._split_heads(self.k_proj(memory)), self._split_heads(self.v_proj(memory))
         )
 
-    def _project_self(self, x: Tensor) -> KeyValue:
+    def _project_self(self, x: Tensor) -> tuple[Tensor, KeyValue]:
+        """Queries, keys and values of self-attention over x. (heedful.cpu's inference classes
+        compute all three in one fused product.)"""
+        q = self._split_heads(self.q_proj(x))
         if not isinstance(self.k_proj, nn.Linear):  # e.g. int8: no float weight to fuse
-            return self.project(x)
+            return q, self.project(x)
         # One matrix multiply for K and V together: faster than two on CPU.
         weight = torch.cat([self.k_proj.weight, self.v_proj.weight])
         bias = torch.cat([self.k_proj.bias, self.v_proj.bias])
         k, v = F.linear(x, weight, bias).chunk(2, dim=-1)
-        return KeyValue(self._split_heads(k), self._split_heads(v))
+        return q, KeyValue(self._split_heads(k), self._split_heads(v))
+
+    def _split_qkv(self, qkv: Tensor) -> tuple[Tensor, KeyValue]:
+        """[B, T, 3 d_model] from one fused projection -> queries and keys/values by head."""
+        q, k, v = qkv.chunk(3, dim=-1)
+        return self._split_heads(q), KeyValue(self._split_heads(k), self._split_heads(v))
 
     def _split_heads(self, x: Tensor) -> Tensor:
         b, t, _ = x.shape
