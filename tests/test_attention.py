@@ -169,3 +169,39 @@ def test_fast_and_weights_paths_agree_with_and_without_grad():
         torch.testing.assert_close(fast, slow, atol=1e-5, rtol=1e-5)
         torch.testing.assert_close(plain.detach(), slow, atol=1e-5, rtol=1e-5)
         q = q.detach()
+
+
+def test_key_value_append_in_place_equals_concatenation_and_never_changes_earlier_views():
+    from heedful.attention import KeyValue
+
+    def kv(rows, n=1):
+        return KeyValue(torch.randn(rows, 2, n, 3), torch.randn(rows, 2, n, 3))
+
+    def cat(a, b):
+        return KeyValue(torch.cat([a.k, b.k], 2), torch.cat([a.v, b.v], 2))
+
+    cache = expected = kv(4, 2)
+    views = []
+    for _ in range(20):  # past the first buffer's capacity
+        new = kv(4)
+        cache, expected = cache.append(new), cat(expected, new)
+        views.append((cache, expected))
+    assert cache.room is not None and cache.room.capacity > cache.length
+    pointer = cache.k.data_ptr()
+    cache = cache.append(new)
+    assert cache.k.data_ptr() == pointer  # written in place
+    expected = cat(expected, new)
+    # a second append to an older view copies: both extensions and every view stay right
+    old, old_expected = views[10]
+    branch = old.append(kv(4))
+    assert branch.k.data_ptr() != pointer
+    for got, want in [*views[:-1], (cache, expected), (old, old_expected)]:
+        assert torch.equal(got.k, want.k) and torch.equal(got.v, want.v)
+    # selecting rows (beams) keeps room, and the next append writes in place again
+    index = torch.tensor([3, 3, 0])
+    chosen = cache.select(index)
+    assert torch.equal(chosen.k, expected.k[index]) and torch.equal(chosen.v, expected.v[index])
+    new = kv(3)
+    grown = chosen.append(new)
+    assert grown.k.data_ptr() == chosen.k.data_ptr()
+    assert torch.equal(grown.v, torch.cat([expected.v[index], new.v], 2))

@@ -18,7 +18,7 @@ sequences, where the CPU flash kernel's backward pass is slow (see bench/attenti
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 import torch.nn.functional as F
@@ -35,25 +35,70 @@ FEW_QUERIES = 8
 
 @dataclass
 class KeyValue:
-    """Projected keys and values of one attention layer: the decoding cache's unit."""
+    """Projected keys and values of one attention layer: the decoding cache's unit.
+
+    While decoding, k and v are views of longer buffers (``room``), so that appending one
+    position writes it in place instead of copying every earlier one.
+    """
 
     k: Tensor  # [B, H, S, d_k]
     v: Tensor  # [B, H, S, d_k]
+    room: _Room | None = field(default=None, repr=False)
 
     def select(self, index: Tensor) -> KeyValue:
         """Keep (and reorder) batch rows: [B] -> [len(index)]."""
-        return KeyValue(self.k.index_select(0, index), self.v.index_select(0, index))
+        if self.room is None:
+            return KeyValue(self.k.index_select(0, index), self.v.index_select(0, index))
+        room = _Room.like(self.k, len(index), self.room.capacity, self.length)
+        torch.index_select(self.k, 0, index, out=room.k[:, :, : self.length])
+        torch.index_select(self.v, 0, index, out=room.v[:, :, : self.length])
+        return room.view(self.length)
 
     def contiguous(self) -> KeyValue:
         return KeyValue(self.k.contiguous(), self.v.contiguous())
 
     def append(self, other: KeyValue) -> KeyValue:
-        """Add positions at the end: [.., S, ..] + [.., S', ..] -> [.., S + S', ..]."""
-        return KeyValue(torch.cat([self.k, other.k], dim=2), torch.cat([self.v, other.v], dim=2))
+        """Add positions at the end: [.., S, ..] + [.., S', ..] -> [.., S + S', ..].
+
+        Written in place when this is the newest view of its buffer and it has room (a second
+        append to the same KeyValue copies instead: earlier views never change). Under autograd
+        it is a plain concatenation.
+        """
+        n, total = self.length, self.length + other.length
+        if other.k.requires_grad or self.k.requires_grad:
+            return KeyValue(torch.cat([self.k, other.k], 2), torch.cat([self.v, other.v], 2))
+        room = self.room
+        if room is None or room.filled != n or total > room.capacity:
+            room = _Room.like(self.k, self.k.shape[0], max(2 * total, 16), n)
+            room.k[:, :, :n], room.v[:, :, :n] = self.k, self.v
+        room.k[:, :, n:total], room.v[:, :, n:total] = other.k, other.v
+        room.filled = total
+        return room.view(total)
 
     @property
     def length(self) -> int:
         return self.k.shape[2]
+
+
+@dataclass
+class _Room:
+    """Key and value buffers [B, H, capacity, d_k]; the first ``filled`` positions are in use."""
+
+    k: Tensor
+    v: Tensor
+    filled: int
+
+    @classmethod
+    def like(cls, x: Tensor, rows: int, capacity: int, filled: int) -> _Room:
+        b, h, _, d = x.shape
+        return cls(x.new_empty(rows, h, capacity, d), x.new_empty(rows, h, capacity, d), filled)
+
+    @property
+    def capacity(self) -> int:
+        return self.k.shape[2]
+
+    def view(self, length: int) -> KeyValue:
+        return KeyValue(self.k[:, :, :length], self.v[:, :, :length], self)
 
 
 def scaled_dot_product_attention(
