@@ -49,10 +49,9 @@ class KeyValue:
         """Keep (and reorder) batch rows: [B] -> [len(index)]."""
         if self.room is None:
             return KeyValue(self.k.index_select(0, index), self.v.index_select(0, index))
-        room = _Room.like(self.k, len(index), self.room.capacity, self.length)
-        torch.index_select(self.k, 0, index, out=room.k[:, :, : self.length])
-        torch.index_select(self.v, 0, index, out=room.v[:, :, : self.length])
-        return room.view(self.length)
+        # whole buffers: a contiguous copy, faster than gathering the strided views
+        k, v = self.room.k.index_select(0, index), self.room.v.index_select(0, index)
+        return _Room(k, v, filled=self.length).view(self.length)
 
     def contiguous(self) -> KeyValue:
         return KeyValue(self.k.contiguous(), self.v.contiguous())
@@ -69,7 +68,7 @@ class KeyValue:
             return KeyValue(torch.cat([self.k, other.k], 2), torch.cat([self.v, other.v], 2))
         room = self.room
         if room is None or room.filled != n or total > room.capacity:
-            room = _Room.like(self.k, self.k.shape[0], max(2 * total, 16), n)
+            room = _Room.like(self.k, max(2 * total, 16), n)
             room.k[:, :, :n], room.v[:, :, :n] = self.k, self.v
         room.k[:, :, n:total], room.v[:, :, n:total] = other.k, other.v
         room.filled = total
@@ -89,9 +88,9 @@ class _Room:
     filled: int
 
     @classmethod
-    def like(cls, x: Tensor, rows: int, capacity: int, filled: int) -> _Room:
+    def like(cls, x: Tensor, capacity: int, filled: int) -> _Room:
         b, h, _, d = x.shape
-        return cls(x.new_empty(rows, h, capacity, d), x.new_empty(rows, h, capacity, d), filled)
+        return cls(x.new_empty(b, h, capacity, d), x.new_empty(b, h, capacity, d), filled)
 
     @property
     def capacity(self) -> int:
