@@ -307,8 +307,12 @@ def test_onednn_linears_compute_the_same_and_follow_weight_updates(tokenizer):
         with onednn_linears(model, weights):
             got = model(src, tgt)
             swapped = [type(m) for m in model.modules()]
+            fused = {n.rpartition(".")[2]: type(m).__name__ for n, m in model.named_modules()}
         assert [type(m) for m in model.modules()] == classes  # given back on exit
         assert swapped != classes or not torch.backends.mkldnn.is_available()
+        if swapped != classes:  # Q/K/V fused for self-attention only
+            assert fused["self_attn"] == "_OneDNNAttention"
+            assert fused["cross_attn"] == "MultiHeadAttention"
         assert torch.allclose(got, expected, atol=1e-5)
     with torch.no_grad():  # a training step changes the weights in place
         model.decoder.layers[0].ffn.w_1.weight.mul_(2.0)

@@ -33,11 +33,9 @@ def quantize_model(model: nn.Module, kind: str = "int8") -> nn.Module:
     if kind != "int8":
         raise ValueError(f"unknown quantization {kind!r}; the only one is int8")
     model = copy.deepcopy(model).eval()
-    for name, module in model.named_modules():
-        if type(module) is MultiHeadAttention and name.rpartition(".")[2] == "self_attn":
-            q, k, v = module.q_proj, module.k_proj, module.v_proj
-            module.qkv_proj = _stacked_linear([q, k, v])
-            module.__class__ = _Int8SelfAttention
+    for module in _self_attentions(model):
+        module.qkv_proj = _stacked_linear([module.q_proj, module.k_proj, module.v_proj])
+        module.__class__ = _Int8SelfAttention
     bias = getattr(model, "logits_bias", None)
     if bias is not None and isinstance(model.generator, nn.Linear):
         model.generator = _stacked_linear([model.generator], bias)
@@ -51,6 +49,16 @@ def quantize_model(model: nn.Module, kind: str = "int8") -> nn.Module:
             inplace=True,
         )
     return model
+
+
+def _self_attentions(model: nn.Module) -> list[MultiHeadAttention]:
+    """The self-attention modules (the layers' ``self_attn``): only they project Q, K and V from
+    one input, so only they gain from a fused product; cross-attention projects K/V once."""
+    return [
+        module
+        for name, module in model.named_modules()
+        if type(module) is MultiHeadAttention and name.rpartition(".")[2] == "self_attn"
+    ]
 
 
 def _stacked_linear(linears: list[nn.Linear], bias: Tensor | None = None) -> nn.Linear:
@@ -128,19 +136,18 @@ def onednn_linears(model: nn.Module, weights: OneDNNWeights) -> Iterator[None]:
         return
     swapped: list[tuple[nn.Module, type]] = []
     for module in model.modules():
-        kind = type(module)
-        if kind is nn.Linear and _is_float_cpu(module.weight):
+        if type(module) is nn.Linear and _is_float_cpu(module.weight):
             module._onednn = weights.get(module, [module.weight], [module.bias])
-            swapped.append((module, kind))
+            swapped.append((module, nn.Linear))
             module.__class__ = _OneDNNLinear
-        elif kind is MultiHeadAttention:
-            q, k, v = module.q_proj, module.k_proj, module.v_proj
-            if isinstance(q, nn.Linear) and _is_float_cpu(q.weight):
-                module._onednn = weights.get(
-                    module, [q.weight, k.weight, v.weight], [q.bias, k.bias, v.bias]
-                )
-                swapped.append((module, kind))
-                module.__class__ = _OneDNNAttention
+    for module in _self_attentions(model):
+        q, k, v = module.q_proj, module.k_proj, module.v_proj
+        if isinstance(q, nn.Linear) and _is_float_cpu(q.weight):
+            module._onednn = weights.get(
+                module, [q.weight, k.weight, v.weight], [q.bias, k.bias, v.bias]
+            )
+            swapped.append((module, MultiHeadAttention))
+            module.__class__ = _OneDNNAttention
     try:
         yield
     finally:
