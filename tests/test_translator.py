@@ -323,3 +323,21 @@ def test_onednn_linears_compute_the_same_and_follow_weight_updates(tokenizer):
             assert torch.allclose(model(src, tgt), expected, atol=1e-5)
     with onednn_linears(model, weights):  # autograd on: nothing is swapped
         assert [type(m) for m in model.modules()] == classes
+
+
+def test_onednn_linears_fold_the_final_logits_bias_into_the_output_projection(tokenizer):
+    from heedful.cpu import OneDNNWeights, onednn_linears
+
+    model = make_model(tokenizer, output_bias=True)
+    bias = model.logits_bias
+    bias.normal_(0.0, 3.0)  # Marian's final_logits_bias
+    src = torch.randint(4, tokenizer.vocab_size, (3, 7))
+    tgt = torch.randint(4, tokenizer.vocab_size, (3, 5))
+    with torch.inference_mode():
+        expected = model(src, tgt)
+        with onednn_linears(model, OneDNNWeights()):
+            # carried by the projection instead (where oneDNN is there to carry it)
+            assert (model.logits_bias is None) == torch.backends.mkldnn.is_available()
+            got = model(src, tgt)
+    assert model.logits_bias is bias  # given back on exit
+    assert torch.allclose(got, expected, atol=1e-5)

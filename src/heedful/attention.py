@@ -49,9 +49,13 @@ class KeyValue:
         """Keep (and reorder) batch rows: [B] -> [len(index)]."""
         if self.room is None:
             return KeyValue(self.k.index_select(0, index), self.v.index_select(0, index))
-        # whole buffers: a contiguous copy, faster than gathering the strided views
-        k, v = self.room.k.index_select(0, index), self.room.v.index_select(0, index)
-        return _Room(k, v, filled=self.length).view(self.length)
+        # into new buffers with the same room: only the positions in use are copied
+        _, h, capacity, d = self.room.k.shape
+        n, shape = self.length, (len(index), h, capacity, d)
+        room = _Room(self.k.new_empty(shape), self.v.new_empty(shape), filled=n)
+        torch.index_select(self.k, 0, index, out=room.k[:, :, :n])
+        torch.index_select(self.v, 0, index, out=room.v[:, :, :n])
+        return room.view(n)
 
     def contiguous(self) -> KeyValue:
         return KeyValue(self.k.contiguous(), self.v.contiguous())

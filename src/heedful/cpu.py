@@ -148,9 +148,18 @@ def onednn_linears(model: nn.Module, weights: OneDNNWeights) -> Iterator[None]:
             )
             swapped.append((module, MultiHeadAttention))
             module.__class__ = _OneDNNAttention
+    # a final logits bias (Marian's) becomes the output projection's own: one pass fewer
+    logits_bias = getattr(model, "logits_bias", None)
+    generator = getattr(model, "generator", None)
+    fold = logits_bias is not None and type(generator) is _OneDNNLinear and generator.bias is None
+    if fold:
+        generator._onednn = weights.get(generator, [generator.weight], [logits_bias])
+        model.logits_bias = None
     try:
         yield
     finally:
+        if fold:
+            model.logits_bias = logits_bias
         for module, kind in swapped:
             module.__class__ = kind
             vars(module).pop("_onednn", None)
