@@ -2,13 +2,12 @@
 write its model card.
 
     python scripts/bundle_model.py RUN_DIR models/es-en --command "heedful train ..." \
-        --wall "75 min" [--keep-if-worse]
+        --config configs/tatoeba-es-en.yaml --wall "75 min"
 
-Candidates: the run's best checkpoint (by greedy dev BLEU during training), the average of its
-last saves (paper §6.1) and its latest state. Each is scored with `heedful evaluate` (beam 4, the
-whole dev split, detokenised sacreBLEU); the best BLEU wins. An existing bundled model is replaced
-only if the new one scores higher (the issue's rule), unless --keep-if-worse is not given and
-there is none.
+Candidates: the run's best checkpoint (by greedy dev BLEU during training), the averages of its
+last 4 saves and of all the saves it kept (paper §6.1), and its latest state. Each is scored
+with `heedful evaluate` (beam 4, the whole dev split, detokenised sacreBLEU); the best BLEU wins.
+An existing bundled model is replaced only if the new one scores higher (the issue's rule).
 """
 
 from __future__ import annotations
@@ -48,9 +47,11 @@ def candidates(run: Path, work: Path) -> dict[str, Path]:
     if (run / "best" / "config.json").is_file():
         found["best"] = run / "best"
     saves = sorted((run / "checkpoints").glob("step-*"), key=lambda p: int(p.name.split("-")[1]))
-    if len(saves) >= 2:
-        average_model_dirs(saves, work / "average")
-        found[f"average of {', '.join(p.name for p in saves)}"] = work / "average"
+    for n in sorted({4, len(saves)}):  # the last 4 saves, and all that were kept
+        if 2 <= n <= len(saves):
+            last = saves[-n:]
+            average_model_dirs(last, work / f"average-{n}")
+            found[f"average of {', '.join(p.name for p in last)}"] = work / f"average-{n}"
     found["latest"] = run
     return found
 
