@@ -333,11 +333,16 @@ def test_onednn_linears_fold_the_final_logits_bias_into_the_output_projection(to
     bias.normal_(0.0, 3.0)  # Marian's final_logits_bias
     src = torch.randint(4, tokenizer.vocab_size, (3, 7))
     tgt = torch.randint(4, tokenizer.vocab_size, (3, 5))
+    weights = OneDNNWeights()
+    packed = []
     with torch.inference_mode():
         expected = model(src, tgt)
-        with onednn_linears(model, OneDNNWeights()):
-            # carried by the projection instead (where oneDNN is there to carry it)
-            assert (model.logits_bias is None) == torch.backends.mkldnn.is_available()
-            got = model(src, tgt)
-    assert model.logits_bias is bias  # given back on exit
-    assert torch.allclose(got, expected, atol=1e-5)
+        for _ in range(2):
+            with onednn_linears(model, weights):
+                # carried by the projection instead (where oneDNN is there to carry it)
+                assert (model.logits_bias is None) == torch.backends.mkldnn.is_available()
+                got = model(src, tgt)
+                packed.append(getattr(model.generator, "_onednn", (None,))[0])
+            assert model.logits_bias is bias  # given back on exit
+            assert torch.allclose(got, expected, atol=1e-5)
+    assert packed[0] is packed[1]  # the projection was packed once, with its bias

@@ -135,9 +135,14 @@ def onednn_linears(model: nn.Module, weights: OneDNNWeights) -> Iterator[None]:
         yield
         return
     swapped: list[tuple[nn.Module, type]] = []
+    # a final logits bias (Marian's) rides in the output projection: one pass over the logits fewer
+    logits_bias = getattr(model, "logits_bias", None)
+    generator = getattr(model, "generator", None)
+    fold = logits_bias is not None and type(generator) is nn.Linear and generator.bias is None
     for module in model.modules():
         if type(module) is nn.Linear and _is_float_cpu(module.weight):
-            module._onednn = weights.get(module, [module.weight], [module.bias])
+            bias = logits_bias if fold and module is generator else module.bias
+            module._onednn = weights.get(module, [module.weight], [bias])
             swapped.append((module, nn.Linear))
             module.__class__ = _OneDNNLinear
     for module in _self_attentions(model):
@@ -148,12 +153,8 @@ def onednn_linears(model: nn.Module, weights: OneDNNWeights) -> Iterator[None]:
             )
             swapped.append((module, MultiHeadAttention))
             module.__class__ = _OneDNNAttention
-    # a final logits bias (Marian's) becomes the output projection's own: one pass fewer
-    logits_bias = getattr(model, "logits_bias", None)
-    generator = getattr(model, "generator", None)
-    fold = logits_bias is not None and type(generator) is _OneDNNLinear and generator.bias is None
+    fold = fold and type(generator) is _OneDNNLinear
     if fold:
-        generator._onednn = weights.get(generator, [generator.weight], [logits_bias])
         model.logits_bias = None
     try:
         yield
