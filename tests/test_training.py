@@ -13,9 +13,9 @@ import torch.nn.functional as F
 
 from heedful import ModelConfig, Transformer
 from heedful.training.batching import Batch
-from heedful.training.config import SECTIONS, ConfigError, load_config
+from heedful.training.config import SECTIONS, ConfigError, build, load_config
 from heedful.training.loss import label_smoothed_loss
-from heedful.training.schedule import learning_rate
+from heedful.training.schedule import cooldown_factor, learning_rate
 from heedful.training.step import build_optimizer, train_step
 
 REPO = Path(__file__).resolve().parents[1]
@@ -83,6 +83,24 @@ def test_learning_rate_at_hand_computed_steps():
     assert lr(3999) < lr(4000) > lr(4001)
     with pytest.raises(ValueError):
         lr(0)
+
+
+def test_cooldown_takes_the_rate_linearly_to_zero_over_the_last_steps():
+    factor = lambda step: cooldown_factor(step, max_steps=1000, cooldown_steps=200)  # noqa: E731
+    assert factor(1) == factor(800) == 1.0  # untouched before the last 200 updates
+    assert factor(801) == pytest.approx(200 / 200)
+    assert factor(900) == pytest.approx(101 / 200)
+    assert factor(1000) == pytest.approx(1 / 200)  # the last update still moves the weights
+    assert [factor(s) for s in range(801, 1001)] == sorted(
+        (factor(s) for s in range(801, 1001)), reverse=True
+    )
+    assert cooldown_factor(999, max_steps=1000, cooldown_steps=0) == 1.0  # off by default
+
+
+def test_cooldown_longer_than_the_run_is_refused():
+    build({"optim": {"cooldown_steps": 300}, "train": {"max_steps": 300}})  # all of it: fine
+    with pytest.raises(ConfigError, match="cooldown_steps"):
+        build({"optim": {"cooldown_steps": 301}, "train": {"max_steps": 300}})
 
 
 # --- config -----------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ import torch
 
 from heedful.checkpoint import load_model_dir, load_tensors
 from heedful.training.progress import read_log
+from heedful.training.schedule import learning_rate
 from heedful.training.state import read_info
 
 REPO = Path(__file__).resolve().parents[1]
@@ -128,3 +129,15 @@ def test_resume_refuses_to_overwrite_a_run_and_to_resume_nothing(tmp_path):
     again = heedful("--config", "configs/tiny-smoke.yaml", "--out", str(done), "--set", *settings)
     output, _ = again.communicate(timeout=300)
     assert again.returncode == 1 and f"--resume {done}" in output
+
+
+def test_a_run_with_a_cooldown_logs_the_rate_it_used(tmp_path):
+    out = tmp_path / "run"
+    finish(heedful(*CONFIG, "--out", str(out), "--set", *SETTINGS, "train.max_steps=20",
+                   "optim.cooldown_steps=10"))  # fmt: skip
+    d_model = load_model_dir(out)[0].config.d_model
+    logged = {r["step"]: r["lr"] for r in read_log(out / "log.jsonl") if r["kind"] == "train"}
+    paper = lambda step: learning_rate(step, d_model=d_model, warmup_steps=20)  # noqa: E731
+    assert logged[5] == pytest.approx(paper(5)) and logged[10] == pytest.approx(paper(10))
+    assert logged[15] == pytest.approx(paper(15) * 6 / 10)  # updates 11-20 cool down
+    assert logged[20] == pytest.approx(paper(20) * 1 / 10)

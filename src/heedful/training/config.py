@@ -66,6 +66,7 @@ class OptimConfig:
 
     lr_scale: float = 1.0  # lr = lr_scale * d_model^-0.5 * min(step^-0.5, step * warmup^-1.5)
     warmup_steps: int = 4000
+    cooldown_steps: int = 0  # take the rate linearly to 0 over the last K of train.max_steps
     beta1: float = 0.9
     beta2: float = 0.98
     eps: float = 1e-9
@@ -208,7 +209,13 @@ def build(tree: dict[str, Any]) -> RunConfig:
                 )
             checked[key] = check_type(value, hints[key], f"{name}.{key}")
         sections[name] = cls(**checked)
-    return RunConfig(**sections)
+    run = RunConfig(**sections)
+    if not 0 <= run.optim.cooldown_steps <= run.train.max_steps:
+        raise ConfigError(
+            f"optim.cooldown_steps must be between 0 and train.max_steps ({run.train.max_steps}),"
+            f" not {run.optim.cooldown_steps}"
+        )
+    return run
 
 
 def _other_task_hint(section: str, key: str, task: str) -> str:

@@ -37,7 +37,7 @@ from heedful.training.config import RunConfig
 from heedful.training.evaluation import dev_loss, translate, translation_scores
 from heedful.training.prepare import RunData, prepare_data
 from heedful.training.progress import CURVES_FILE, Progress, RunLog, plot_curves
-from heedful.training.schedule import learning_rate
+from heedful.training.schedule import cooldown_factor, learning_rate
 from heedful.training.state import (
     load_training_state,
     read_info,
@@ -183,6 +183,7 @@ class Trainer:
             step, d_model=self.model.config.d_model, warmup_steps=optim.warmup_steps,
             scale=optim.lr_scale,
         )  # fmt: skip
+        lr *= cooldown_factor(step, max_steps=train.max_steps, cooldown_steps=optim.cooldown_steps)
         stats = train_step(
             self.ddp, self.optimizer, mine, update_tokens=update_tokens, lr=lr,
             epsilon=optim.label_smoothing, precision=train.precision,
