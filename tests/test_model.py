@@ -4,6 +4,7 @@ import pytest
 import torch
 
 from heedful import DecoderOnlyLM, HeadMask, ModelConfig, Transformer
+from heedful.attention import BeamKeyValue
 from heedful.layers import sinusoidal_positions
 
 V = 40
@@ -109,6 +110,56 @@ def test_cache_reorder_follows_the_rows():
         reordered = model.decode_step(tgt[index, 2:], step.cache.reorder(index))
         expected = model(src[index], tgt[index])
     torch.testing.assert_close(reordered.logits, expected[:, 2:], atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("weights", [False, True], ids=["fast", "with-weights"])
+def test_beam_cache_follows_each_beams_history(variant, weights):
+    """Beams reordered within their sentences, then a sentence leaving: every step's logits (and
+    self-attention weights) are those of the full forward pass over each beam's own history."""
+    model = make(VARIANTS[variant])
+    n, K = 3, 3
+    src = random_ids(n, 6)
+    g = torch.Generator().manual_seed(4)
+    with torch.no_grad():
+        cache = model.start_decoding(model.encode(src))
+        history = torch.full((n, 1), model.config.start_id)
+        sources = torch.arange(n)
+        step = model.decode_step(history, cache)
+        index = torch.arange(n).repeat_interleave(K)  # each sentence's K beams from its one row
+        for t in range(5):
+            cache = step.cache.reorder(index, K)
+            assert isinstance(cache.self_kv[0], BeamKeyValue)
+            sources, history = sources[index], history[index]
+            tokens = torch.randint(3, V, (len(index), 1), generator=g)
+            history = torch.cat([history, tokens], 1)
+            step = model.decode_step(tokens, cache, return_attention=weights)
+            full = model(src[sources], history, return_attention=weights)
+            expected = full.logits if weights else full
+            torch.testing.assert_close(step.logits, expected[:, -1:], atol=1e-5, rtol=1e-5)
+            if weights:
+                torch.testing.assert_close(
+                    step.attention.decoder_self[..., -1, :],
+                    full.attention.decoder_self[..., -1, :], atol=1e-5, rtol=1e-5
+                )  # fmt: skip
+            kept = [0, 2] if t == 3 else list(range(len(index) // K))  # sentence 1 leaves
+            beams = torch.randint(0, K, (len(kept), K), generator=g)  # parents within each
+            index = (torch.tensor(kept)[:, None] * K + beams).view(-1)
+        assert cache.self_kv[0].k.shape[0] == 2  # the room holds the sentences still there
+
+
+def test_beam_cache_reorders_without_copying():
+    model = make()
+    src = random_ids(2, 6)
+    with torch.no_grad():
+        step = model.decode_step(torch.full((2, 1), model.config.start_id),
+                                 model.start_decoding(model.encode(src)))  # fmt: skip
+        cache = step.cache.reorder(torch.tensor([0, 0, 1, 1]), 2)
+        step = model.decode_step(torch.tensor([[5], [6], [7], [8]]), cache)
+        swapped = step.cache.reorder(torch.tensor([1, 1, 3, 2]), 2)
+    for before, after in zip(step.cache.self_kv, swapped.self_kv, strict=True):
+        assert after.room is before.room  # the same buffers: only the beams' origins moved
+        assert after.history.origin.tolist() == [[0, 1], [0, 1], [0, 1], [0, 0]]
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

@@ -104,6 +104,133 @@ class _Room:
         return KeyValue(self.k[:, :, :length], self.v[:, :, :length], self)
 
 
+@dataclass
+class BeamKeyValue:
+    """Beam search's self-attention cache, never copied when beams are reordered.
+
+    Each step writes the keys and values of a sentence's K beams side by side, and they stay
+    there; ``origin`` [n·K, t] says, for every row (beam) and position, whose slot that row's
+    history passed through. A reorder only gathers ``origin`` (a few integers per row), where a
+    per-row cache copies every earlier position of every layer. The K beams of a sentence then
+    attend together over its t·K slots, each with a mask that keeps its own history's t slots.
+    """
+
+    k: Tensor  # [n, H, t·K, d_k]: position-major, beam-minor (a view of room)
+    v: Tensor
+    history: _BeamHistory
+    room: _Room
+
+    @classmethod
+    def from_first_step(cls, kv: KeyValue, beams: int) -> BeamKeyValue:
+        """From the cache of one row per sentence (the first step) to K beams per sentence."""
+        n, t = kv.k.shape[0], kv.length
+        room = _beam_room(kv.k, max(2 * t, 16), beams, filled=t)
+        room.k[:, :, :t] = kv.k.unsqueeze(-2)  # every beam's slot holds the same history
+        room.v[:, :, :t] = kv.v.unsqueeze(-2)
+        own = torch.arange(beams, device=kv.k.device).repeat(n).unsqueeze(1)
+        return cls._view(room, t, _BeamHistory(own.expand(n * beams, t), beams))
+
+    @staticmethod
+    def _view(room: _Room, t: int, history: _BeamHistory) -> BeamKeyValue:
+        return BeamKeyValue(room.k[:, :, :t].flatten(2, 3), room.v[:, :, :t].flatten(2, 3),
+                            history, room)  # fmt: skip
+
+    @property
+    def length(self) -> int:
+        return self.history.origin.shape[1]
+
+    @property
+    def rows(self) -> int:
+        return self.history.origin.shape[0]
+
+    def append(self, other: KeyValue) -> BeamKeyValue:
+        """Add one position: ``other`` holds each row's key and value [n·K, H, 1, d_k]."""
+        n, t, K = self.k.shape[0], self.length, self.history.beams
+        if other.length != 1:
+            raise ValueError(f"a beam cache grows one position at a time, not {other.length}")
+        room = self.room
+        if room.filled != t or t + 1 > room.capacity:  # an older view, or full: copy
+            room = _beam_room(self.k, 2 * (t + 1), K, filled=t)
+            room.k[:, :, :t], room.v[:, :, :t] = self.room.k[:, :, :t], self.room.v[:, :, :t]
+        h, d = other.k.shape[1], other.k.shape[-1]
+        room.k[:, :, t] = other.k.view(n, K, h, d).transpose(1, 2)
+        room.v[:, :, t] = other.v.view(n, K, h, d).transpose(1, 2)
+        room.filled = t + 1
+        return self._view(room, t + 1, self.history.extended())
+
+    def select(self, index: Tensor) -> BeamKeyValue:
+        """Rows index[0], index[1], ... continue: K per sentence, each from a row of its own
+        sentence (as beam search reorders). Only sentences that leave make a copy."""
+        K, t = self.history.beams, self.length
+        sentences = self.k.shape[0]
+        kept = index.view(-1, K)[:, 0] // K
+        room = self.room
+        if kept.numel() != sentences or not torch.equal(kept, torch.arange(sentences)):
+            room = _Room(room.k[:, :, :t].index_select(0, kept).contiguous(),
+                         room.v[:, :, :t].index_select(0, kept).contiguous(), filled=t)  # fmt: skip
+        return self._view(room, t, self.history.selected(index))
+
+    def per_row(self) -> KeyValue:
+        """The same cache as one row per beam [n·K, H, t, d_k] (a copy: for the weights path)."""
+        n, h, _, d = self.k.shape
+        K, t = self.history.beams, self.length
+        origin = self.history.origin.reshape(n, K, 1, t, 1, 1).expand(n, K, h, t, 1, d)
+
+        def rows(x: Tensor) -> Tensor:  # [n, H, t·K, d] -> [n·K, H, t, d]
+            x = x.reshape(n, 1, h, t, K, d).expand(n, K, h, t, K, d)
+            return x.gather(4, origin).view(n * K, h, t, d)
+
+        return KeyValue(rows(self.k), rows(self.v))
+
+    def attend(self, q: Tensor) -> Tensor:
+        """One new query per row [n·K, H, 1, d_k] -> the output [n·K, H, 1, d_k]."""
+        n, h, _, d = self.k.shape
+        K = self.history.beams
+        grouped = q.view(n, K, h, d).transpose(1, 2)  # [n, H, K, d_k]: a sentence's beams
+        out = _few_query_attention(grouped, self.k, self.v, self.history.mask())
+        return out.transpose(1, 2).reshape(n * K, h, 1, d)
+
+
+def _beam_room(x: Tensor, capacity: int, beams: int, filled: int) -> _Room:
+    """Empty key and value buffers [n, H, capacity, K, d_k] for x's n, H and d_k."""
+    n, h, _, d = x.shape
+    shape = (n, h, capacity, beams, d)
+    return _Room(x.new_empty(shape), x.new_empty(shape), filled)
+
+
+class _BeamHistory:
+    """The ``origin`` of a BeamKeyValue, shared by every layer's cache: each layer appends and
+    reorders with the same rows, so each new history and its mask are made once per step."""
+
+    def __init__(self, origin: Tensor, beams: int):
+        self.origin, self.beams = origin, beams  # [n·K, t]
+        self._extended: _BeamHistory | None = None
+        self._selected: tuple[Tensor, _BeamHistory] | None = None
+        self._mask: Tensor | None = None
+
+    def extended(self) -> _BeamHistory:
+        """One more position, at which every row reads its own slot."""
+        if self._extended is None:
+            rows = self.origin.shape[0]
+            own = torch.arange(self.beams, device=self.origin.device).repeat(rows // self.beams)
+            self._extended = _BeamHistory(torch.cat([self.origin, own.unsqueeze(1)], 1), self.beams)
+        return self._extended
+
+    def selected(self, index: Tensor) -> _BeamHistory:
+        if self._selected is None or self._selected[0] is not index:
+            self._selected = (index, _BeamHistory(self.origin.index_select(0, index), self.beams))
+        return self._selected[1]
+
+    def mask(self) -> Tensor:
+        """[n, 1, K, t·K]: True where a beam's query may read a slot (its own history's)."""
+        if self._mask is None:
+            rows, t = self.origin.shape
+            K = self.beams
+            own = F.one_hot(self.origin, K).bool()  # [n·K, t, K]
+            self._mask = own.view(rows // K, 1, K, t * K)
+        return self._mask
+
+
 def scaled_dot_product_attention(
     q: Tensor,
     k: Tensor,
@@ -240,10 +367,10 @@ class MultiHeadAttention(nn.Module):
         *,
         key_mask: Tensor | None = None,
         causal: bool = False,
-        past: KeyValue | None = None,
+        past: KeyValue | BeamKeyValue | None = None,
         head_mask: Tensor | None = None,
         need_weights: bool = False,
-    ) -> tuple[Tensor, KeyValue, Tensor | None]:
+    ) -> tuple[Tensor, KeyValue | BeamKeyValue, Tensor | None]:
         """Self-attention over x (``memory`` None) or cross-attention from x to ``memory``.
 
         x: [B, T, d_model]. memory: [B, S, d_model], or its keys and values already projected.
@@ -260,11 +387,17 @@ class MultiHeadAttention(nn.Module):
             q = self._split_heads(self.q_proj(x))
             kv = memory if isinstance(memory, KeyValue) else self.project(memory)
         b, _, t, _ = q.shape
-        group = b // kv.k.shape[0]  # > 1: rows come in groups (beams) sharing one memory's keys
+        if isinstance(kv, BeamKeyValue):
+            if not need_weights and self.window is None and head_mask is None:
+                return self._merge_heads(kv.attend(q)), kv, None
+            seen = kv.per_row()  # the plain path below, on a copy in per-row order
+        else:
+            seen = kv
+        group = b // seen.k.shape[0]  # > 1: rows come in groups (beams) sharing one memory's keys
         if group > 1:
             q = q.unflatten(0, (-1, group)).transpose(1, 2).flatten(2, 3)  # [B/g, H, g·T, d_k]
         out, weights = scaled_dot_product_attention(
-            q, kv.k, kv.v, key_mask,
+            q, seen.k, seen.v, key_mask,
             causal=causal, window=self.window if memory is None else None,
             need_weights=need_weights,
         )  # fmt: skip
@@ -274,8 +407,12 @@ class MultiHeadAttention(nn.Module):
                 weights = weights.unflatten(2, (group, t)).transpose(1, 2).flatten(0, 1)
         if head_mask is not None:
             out = out * head_mask.to(out.dtype)[None, :, None, None]
-        out = out.transpose(1, 2).reshape(b, t, -1)  # Concat(head_1, ..., head_h)
-        return self.out_proj(out), kv, weights
+        return self._merge_heads(out), kv, weights
+
+    def _merge_heads(self, out: Tensor) -> Tensor:
+        """[B, H, T, d_k] -> Concat(head_1, ..., head_h) W^O: [B, T, d_model]."""
+        b, _, t, _ = out.shape
+        return self.out_proj(out.transpose(1, 2).reshape(b, t, -1))
 
     def project(self, memory: Tensor) -> KeyValue:
         """Keys and values of a memory [B, S, d_model] (computed once per source)."""

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import torch
 from torch import Tensor, nn
 
-from heedful.attention import KeyValue
+from heedful.attention import BeamKeyValue, KeyValue
 from heedful.config import ModelConfig
 from heedful.layers import DecoderLayer, Embeddings, EncoderLayer, final_norm
 from heedful.masks import padding_mask
@@ -67,7 +67,7 @@ class DecoderCache:
     ``self_kv`` grows by one position per step; ``cross_kv`` is computed once per source.
     """
 
-    self_kv: list[KeyValue | None]
+    self_kv: list[KeyValue | BeamKeyValue | None]
     cross_kv: list[KeyValue]
     memory_mask: Tensor  # [B, S]
     length: int = 0  # target positions decoded so far
@@ -80,15 +80,24 @@ class DecoderCache:
         continuing rows of one source. They are copied only when sources leave or move.
         """
         sources = self.memory_mask.shape[0]
-        rows = sources if self.self_kv[0] is None else self.self_kv[0].k.shape[0]
+        self_kv = self.self_kv
+        if group > 1 and type(self_kv[0]) is KeyValue and self_kv[0].k.shape[0] == sources:
+            # one row per source becomes ``group`` beams, in a cache that beams never copy
+            self_kv = [BeamKeyValue.from_first_step(kv, group) for kv in self_kv]
+            index = index * group  # source i's row is now its first beam's
+        rows = sources if self_kv[0] is None else _rows(self_kv[0])
         kept = index.view(-1, group)[:, 0] // (rows // sources)  # each group's source
         moved = kept.numel() != sources or not torch.equal(kept, torch.arange(sources))
         return DecoderCache(
-            self_kv=[None if kv is None else kv.select(index) for kv in self.self_kv],
+            self_kv=[None if kv is None else kv.select(index) for kv in self_kv],
             cross_kv=[kv.select(kept) for kv in self.cross_kv] if moved else self.cross_kv,
             memory_mask=self.memory_mask.index_select(0, kept) if moved else self.memory_mask,
             length=self.length,
         )
+
+
+def _rows(kv: KeyValue | BeamKeyValue) -> int:
+    return kv.rows if isinstance(kv, BeamKeyValue) else kv.k.shape[0]
 
 
 @dataclass
