@@ -346,3 +346,23 @@ def test_onednn_linears_fold_the_final_logits_bias_into_the_output_projection(to
             assert model.logits_bias is bias  # given back on exit
             assert torch.allclose(got, expected, atol=1e-5)
     assert packed[0] is packed[1]  # the projection was packed once, with its bias
+
+
+@pytest.mark.parametrize("activation", ["relu", "gelu", "swish"])
+def test_onednn_linears_fuse_the_activation_into_the_first_ffn_product(tokenizer, activation):
+    from heedful.cpu import OneDNNWeights, onednn_linears
+
+    model = make_model(tokenizer, activation=activation)
+    src = torch.randint(4, tokenizer.vocab_size, (3, 7))
+    tgt = torch.randint(4, tokenizer.vocab_size, (3, 5))
+    with torch.inference_mode():
+        expected = model(src, tgt)
+        with onednn_linears(model, OneDNNWeights()):
+            got = model(src, tgt)
+            kinds = {type(m).__name__ for n, m in model.named_modules() if n.endswith("ffn")}
+        assert {type(m).__name__ for n, m in model.named_modules() if n.endswith("ffn")} == {
+            "FeedForward"
+        }  # given back on exit
+    if torch.backends.mkldnn.is_available():
+        assert kinds == {"_OneDNNFeedForward"}
+    torch.testing.assert_close(got, expected, atol=1e-5, rtol=1e-5)

@@ -16,9 +16,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import torch
+import torch.nn.functional as F
 from torch import Tensor, nn
 
 from heedful.attention import KeyValue, MultiHeadAttention
+from heedful.layers import FeedForward
 
 
 def quantize_model(model: nn.Module, kind: str = "int8") -> nn.Module:
@@ -126,6 +128,20 @@ class _OneDNNAttention(MultiHeadAttention):
         return self._split_qkv(_linear_pointwise(x, *self._onednn, "none", [], ""))
 
 
+# oneDNN applies these activations to a product's output as it writes it (a post-op)
+_POST_OPS = {F.relu: ("relu", ""), F.gelu: ("gelu", "none"), F.silu: ("swish", "")}
+
+
+class _OneDNNFeedForward(FeedForward):
+    """The feed-forward network with its activation fused into the first product."""
+
+    _post_op: tuple[str, str]
+
+    def forward(self, x: Tensor) -> Tensor:
+        attr, algorithm = self._post_op
+        return self.w_2(_linear_pointwise(x, *self.w_1._onednn, attr, [], algorithm))
+
+
 @contextmanager
 def onednn_linears(model: nn.Module, weights: OneDNNWeights) -> Iterator[None]:
     """While inference runs (no autograd), let the model's float32 CPU linear layers compute
@@ -153,6 +169,13 @@ def onednn_linears(model: nn.Module, weights: OneDNNWeights) -> Iterator[None]:
             )
             swapped.append((module, MultiHeadAttention))
             module.__class__ = _OneDNNAttention
+    for module in model.modules():
+        if type(module) is FeedForward and type(module.w_1) is _OneDNNLinear:
+            post_op = _POST_OPS.get(module.activation)
+            if post_op is not None:
+                module._post_op = post_op
+                swapped.append((module, FeedForward))
+                module.__class__ = _OneDNNFeedForward
     fold = fold and type(generator) is _OneDNNLinear
     if fold:
         model.logits_bias = None
@@ -164,6 +187,7 @@ def onednn_linears(model: nn.Module, weights: OneDNNWeights) -> Iterator[None]:
         for module, kind in swapped:
             module.__class__ = kind
             vars(module).pop("_onednn", None)
+            vars(module).pop("_post_op", None)
 
 
 def _is_float_cpu(weight: Tensor) -> bool:
