@@ -172,7 +172,7 @@ def test_fast_and_weights_paths_agree_with_and_without_grad():
 
 
 def test_key_value_append_in_place_equals_concatenation_and_never_changes_earlier_views():
-    from heedful.attention import KeyValue
+    from heedful.kv_cache import KeyValue
 
     def kv(rows, n=1):
         return KeyValue(torch.randn(rows, 2, n, 3), torch.randn(rows, 2, n, 3))

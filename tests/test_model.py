@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from heedful import DecoderOnlyLM, HeadMask, ModelConfig, Transformer
-from heedful.attention import BeamKeyValue
+from heedful.kv_cache import BeamKeyValue
 from heedful.layers import sinusoidal_positions
 
 V = 40

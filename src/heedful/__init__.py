@@ -1,8 +1,9 @@
 """heedful: the Transformer of "Attention Is All You Need" — train it, translate with it, and see
 what every attention head does."""
 
-from heedful.attention import KeyValue, MultiHeadAttention, scaled_dot_product_attention
+from heedful.attention import MultiHeadAttention, scaled_dot_product_attention
 from heedful.config import ModelConfig
+from heedful.kv_cache import KeyValue
 from heedful.lm import DecoderOnlyLM, LMCache
 from heedful.model import (
     AttentionWeights,

@@ -19,7 +19,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from heedful.attention import KeyValue, MultiHeadAttention
+from heedful.attention import MultiHeadAttention
+from heedful.kv_cache import KeyValue
 from heedful.layers import FeedForward
 
 

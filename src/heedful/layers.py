@@ -11,8 +11,9 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from heedful.attention import KeyValue, MultiHeadAttention
+from heedful.attention import MultiHeadAttention
 from heedful.config import ModelConfig
+from heedful.kv_cache import KeyValue
 
 ACTIVATIONS = {"relu": F.relu, "gelu": F.gelu, "swish": F.silu}
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 from torch import Tensor, nn
 
-from heedful.attention import KeyValue
 from heedful.config import ModelConfig
+from heedful.kv_cache import KeyValue
 from heedful.layers import Embeddings, EncoderLayer, final_norm
 from heedful.model import (
     AttentionWeights,

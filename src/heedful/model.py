@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 import torch
 from torch import Tensor, nn
 
-from heedful.attention import BeamKeyValue, KeyValue
 from heedful.config import ModelConfig
+from heedful.kv_cache import BeamKeyValue, KeyValue
 from heedful.layers import DecoderLayer, Embeddings, EncoderLayer, final_norm
 from heedful.masks import padding_mask
 

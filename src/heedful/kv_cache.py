@@ -1,0 +1,205 @@
+"""What attention keeps while decoding: each layer's projected keys and values.
+
+- ``KeyValue``: keys and values by row; while decoding they are views of longer buffers, so that
+  a new position is written in place.
+- ``BeamKeyValue``: beam search's self-attention cache, whose buffers stay put when beams are
+  reordered (only each beam's history, a few integers, moves).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+
+@dataclass
+class KeyValue:
+    """Projected keys and values of one attention layer: the decoding cache's unit.
+
+    While decoding, k and v are views of longer buffers (``room``), so that appending one
+    position writes it in place instead of copying every earlier one.
+    """
+
+    k: Tensor  # [B, H, S, d_k]
+    v: Tensor  # [B, H, S, d_k]
+    room: _Room | None = field(default=None, repr=False)
+
+    def select(self, index: Tensor) -> KeyValue:
+        """Keep (and reorder) batch rows: [B] -> [len(index)]."""
+        if self.room is None:
+            return KeyValue(self.k.index_select(0, index), self.v.index_select(0, index))
+        # into new buffers with the same room: only the positions in use are copied
+        _, h, capacity, d = self.room.k.shape
+        n, shape = self.length, (len(index), h, capacity, d)
+        room = _Room(self.k.new_empty(shape), self.v.new_empty(shape), filled=n)
+        torch.index_select(self.k, 0, index, out=room.k[:, :, :n])
+        torch.index_select(self.v, 0, index, out=room.v[:, :, :n])
+        return room.view(n)
+
+    def contiguous(self) -> KeyValue:
+        return KeyValue(self.k.contiguous(), self.v.contiguous())
+
+    def append(self, other: KeyValue) -> KeyValue:
+        """Add positions at the end: [.., S, ..] + [.., S', ..] -> [.., S + S', ..].
+
+        Written in place when this is the newest view of its buffer and it has room (a second
+        append to the same KeyValue copies instead: earlier views never change). Under autograd
+        it is a plain concatenation.
+        """
+        n, total = self.length, self.length + other.length
+        if other.k.requires_grad or self.k.requires_grad:
+            return KeyValue(torch.cat([self.k, other.k], 2), torch.cat([self.v, other.v], 2))
+        room = self.room
+        if room is None or room.filled != n or total > room.capacity:
+            room = _Room.like(self.k, max(2 * total, 16), n)
+            room.k[:, :, :n], room.v[:, :, :n] = self.k, self.v
+        room.k[:, :, n:total], room.v[:, :, n:total] = other.k, other.v
+        room.filled = total
+        return room.view(total)
+
+    @property
+    def length(self) -> int:
+        return self.k.shape[2]
+
+
+@dataclass
+class _Room:
+    """Key and value buffers [B, H, capacity, d_k]; the first ``filled`` positions are in use."""
+
+    k: Tensor
+    v: Tensor
+    filled: int
+
+    @classmethod
+    def like(cls, x: Tensor, capacity: int, filled: int) -> _Room:
+        b, h, _, d = x.shape
+        return cls(x.new_empty(b, h, capacity, d), x.new_empty(b, h, capacity, d), filled)
+
+    @property
+    def capacity(self) -> int:
+        return self.k.shape[2]
+
+    def view(self, length: int) -> KeyValue:
+        return KeyValue(self.k[:, :, :length], self.v[:, :, :length], self)
+
+
+@dataclass
+class BeamKeyValue:
+    """Beam search's self-attention cache, never copied when beams are reordered.
+
+    Each step writes the keys and values of a sentence's K beams side by side, and they stay
+    there; ``origin`` [n·K, t] says, for every row (beam) and position, whose slot that row's
+    history passed through. A reorder only gathers ``origin`` (a few integers per row), where a
+    per-row cache copies every earlier position of every layer. The K beams of a sentence then
+    attend together over its t·K slots, each with a mask that keeps its own history's t slots.
+    """
+
+    k: Tensor  # [n, H, t·K, d_k]: position-major, beam-minor (a view of room)
+    v: Tensor
+    history: _BeamHistory
+    room: _Room
+
+    @classmethod
+    def from_first_step(cls, kv: KeyValue, beams: int) -> BeamKeyValue:
+        """From the cache of one row per sentence (the first step) to K beams per sentence."""
+        n, t = kv.k.shape[0], kv.length
+        room = _beam_room(kv.k, max(2 * t, 16), beams, filled=t)
+        room.k[:, :, :t] = kv.k.unsqueeze(-2)  # every beam's slot holds the same history
+        room.v[:, :, :t] = kv.v.unsqueeze(-2)
+        own = torch.arange(beams, device=kv.k.device).repeat(n).unsqueeze(1)
+        return cls._view(room, t, _BeamHistory(own.expand(n * beams, t), beams))
+
+    @staticmethod
+    def _view(room: _Room, t: int, history: _BeamHistory) -> BeamKeyValue:
+        return BeamKeyValue(room.k[:, :, :t].flatten(2, 3), room.v[:, :, :t].flatten(2, 3),
+                            history, room)  # fmt: skip
+
+    @property
+    def length(self) -> int:
+        return self.history.origin.shape[1]
+
+    @property
+    def rows(self) -> int:
+        return self.history.origin.shape[0]
+
+    def append(self, other: KeyValue) -> BeamKeyValue:
+        """Add one position: ``other`` holds each row's key and value [n·K, H, 1, d_k]."""
+        n, t, K = self.k.shape[0], self.length, self.history.beams
+        if other.length != 1:
+            raise ValueError(f"a beam cache grows one position at a time, not {other.length}")
+        room = self.room
+        if room.filled != t or t + 1 > room.capacity:  # an older view, or full: copy
+            room = _beam_room(self.k, 2 * (t + 1), K, filled=t)
+            room.k[:, :, :t], room.v[:, :, :t] = self.room.k[:, :, :t], self.room.v[:, :, :t]
+        h, d = other.k.shape[1], other.k.shape[-1]
+        room.k[:, :, t] = other.k.view(n, K, h, d).transpose(1, 2)
+        room.v[:, :, t] = other.v.view(n, K, h, d).transpose(1, 2)
+        room.filled = t + 1
+        return self._view(room, t + 1, self.history.extended())
+
+    def select(self, index: Tensor) -> BeamKeyValue:
+        """Rows index[0], index[1], ... continue: K per sentence, each from a row of its own
+        sentence (as beam search reorders). Only sentences that leave make a copy."""
+        K, t = self.history.beams, self.length
+        sentences = self.k.shape[0]
+        kept = index.view(-1, K)[:, 0] // K
+        room = self.room
+        if kept.numel() != sentences or not torch.equal(kept, torch.arange(sentences)):
+            room = _Room(room.k[:, :, :t].index_select(0, kept).contiguous(),
+                         room.v[:, :, :t].index_select(0, kept).contiguous(), filled=t)  # fmt: skip
+        return self._view(room, t, self.history.selected(index))
+
+    def per_row(self) -> KeyValue:
+        """The same cache as one row per beam [n·K, H, t, d_k] (a copy: for the weights path)."""
+        n, h, _, d = self.k.shape
+        K, t = self.history.beams, self.length
+        origin = self.history.origin.reshape(n, K, 1, t, 1, 1).expand(n, K, h, t, 1, d)
+
+        def rows(x: Tensor) -> Tensor:  # [n, H, t·K, d] -> [n·K, H, t, d]
+            x = x.reshape(n, 1, h, t, K, d).expand(n, K, h, t, K, d)
+            return x.gather(4, origin).view(n * K, h, t, d)
+
+        return KeyValue(rows(self.k), rows(self.v))
+
+
+def _beam_room(x: Tensor, capacity: int, beams: int, filled: int) -> _Room:
+    """Empty key and value buffers [n, H, capacity, K, d_k] for x's n, H and d_k."""
+    n, h, _, d = x.shape
+    shape = (n, h, capacity, beams, d)
+    return _Room(x.new_empty(shape), x.new_empty(shape), filled)
+
+
+class _BeamHistory:
+    """The ``origin`` of a BeamKeyValue, shared by every layer's cache: each layer appends and
+    reorders with the same rows, so each new history and its mask are made once per step."""
+
+    def __init__(self, origin: Tensor, beams: int):
+        self.origin, self.beams = origin, beams  # [n·K, t]
+        self._extended: _BeamHistory | None = None
+        self._selected: tuple[Tensor, _BeamHistory] | None = None
+        self._mask: Tensor | None = None
+
+    def extended(self) -> _BeamHistory:
+        """One more position, at which every row reads its own slot."""
+        if self._extended is None:
+            rows = self.origin.shape[0]
+            own = torch.arange(self.beams, device=self.origin.device).repeat(rows // self.beams)
+            self._extended = _BeamHistory(torch.cat([self.origin, own.unsqueeze(1)], 1), self.beams)
+        return self._extended
+
+    def selected(self, index: Tensor) -> _BeamHistory:
+        if self._selected is None or self._selected[0] is not index:
+            self._selected = (index, _BeamHistory(self.origin.index_select(0, index), self.beams))
+        return self._selected[1]
+
+    def mask(self) -> Tensor:
+        """[n, 1, K, t·K]: True where a beam's query may read a slot (its own history's)."""
+        if self._mask is None:
+            rows, t = self.origin.shape
+            K = self.beams
+            own = F.one_hot(self.origin, K).bool()  # [n·K, t, K]
+            self._mask = own.view(rows // K, 1, K, t * K)
+        return self._mask
