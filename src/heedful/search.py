@@ -118,24 +118,17 @@ class _Traces:
 
 
 def _mask_logits(
-    logp: Tensor,
-    banned: Sequence[int],
-    eos_id: int,
-    allow_eos: bool,
-    last: Tensor | None,
-    forced: Tensor | None = None,
+    logp: Tensor, banned: Sequence[int], eos_id: int, allow_eos: bool, last: Tensor | None
 ) -> Tensor:
     """Forbid ``banned`` ids, EOS before min_length, and, where ``last`` [rows] is True with
-    ``force_eos``, everything but EOS, which then costs nothing (HF's forced_eos_token_id):
-    it is given log-probability 0, or ``forced`` [rows] (the score so far) where ``logp``
-    holds beam scores."""
+    ``force_eos``, everything but EOS, which then costs nothing (HF's forced_eos_token_id)."""
     if banned:
         logp.index_fill_(1, torch.tensor(list(banned)), NEG_INF)
     if not allow_eos:
         logp[:, eos_id] = NEG_INF
     if last is not None and last.any():
         logp[last] = NEG_INF
-        logp[last, eos_id] = 0.0 if forced is None else forced[last]
+        logp[last, eos_id] = 0.0
     return logp
 
 
@@ -189,15 +182,10 @@ def beam_search(
         at_max_list = [t + 1 >= max_len[s] for s in sentences]
         at_max = torch.tensor(at_max_list).unsqueeze(1)  # [n, 1]
         last = at_max.expand(n, k).reshape(-1) if force_eos else None
-        logits = out.logits.float()  # [n*k, V]
-        V = logits.shape[-1]
-        # beam score + log P(token) = logits + (score - logsumexp): one pass over the logits
-        # fewer than a log-softmax followed by the sum
-        so_far = state.scores.view(-1, 1)
-        candidates = logits + (so_far - logits.logsumexp(dim=-1, keepdim=True))
-        candidates = _mask_logits(
-            candidates, banned, eos_id, t >= min_length, last, forced=so_far.squeeze(1)
-        ).view(n, k * V)
+        logp = out.logits.float().log_softmax(dim=-1)  # [n*k, V]
+        logp = _mask_logits(logp, banned, eos_id, t >= min_length, last)
+        V = logp.shape[-1]
+        candidates = logp.view(n, k, V).add_(state.scores.unsqueeze(-1)).view(n, k * V)
         top_scores, top_index = top_k(candidates, min(2 * K, k * V))  # [n, 2K], sorted
         top_tokens = top_index % V
         top_rows = top_index // V + torch.arange(n).unsqueeze(1) * k  # rows of this step
