@@ -99,12 +99,15 @@ def _few_query_attention(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None) -
 
 def _beam_attention(q: Tensor, kv: BeamKeyValue) -> Tensor:
     """One new query per beam [n·K, H, 1, d_k] over a beam cache -> the output, same shape.
-    A sentence's K beams attend together over its t·K slots, each to its own history's t."""
-    n, h, _, d = kv.k.shape
+    A sentence's K beams attend together over its t·K slots, each to its own history's t: the
+    mask rides in as an additive bias (0 or -inf) of the scores' product, made once per step."""
+    n, h, slots, d = kv.k.shape
     K = kv.history.beams
-    grouped = q.view(n, K, h, d).transpose(1, 2)  # [n, H, K, d_k]
-    out = _few_query_attention(grouped, kv.k, kv.v, kv.history.mask())
-    return out.transpose(1, 2).reshape(n * K, h, 1, d)
+    grouped = q.view(n, K, h, d).transpose(1, 2).reshape(n * h, K, d)
+    keys = kv.k.reshape(n * h, slots, d).transpose(1, 2)
+    scores = torch.baddbmm(kv.history.bias(h, q.dtype), grouped, keys, alpha=1 / math.sqrt(d))
+    out = torch.bmm(scores.softmax(dim=-1), kv.v.reshape(n * h, slots, d))  # [n·H, K, d_k]
+    return out.view(n, h, K, d).transpose(1, 2).reshape(n * K, h, 1, d)
 
 
 def _attention_with_weights(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None):

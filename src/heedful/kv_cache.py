@@ -180,7 +180,7 @@ class _BeamHistory:
         self.origin, self.beams = origin, beams  # [n·K, t]
         self._extended: _BeamHistory | None = None
         self._selected: tuple[Tensor, _BeamHistory] | None = None
-        self._mask: Tensor | None = None
+        self._bias: Tensor | None = None
 
     def extended(self) -> _BeamHistory:
         """One more position, at which every row reads its own slot."""
@@ -195,11 +195,13 @@ class _BeamHistory:
             self._selected = (index, _BeamHistory(self.origin.index_select(0, index), self.beams))
         return self._selected[1]
 
-    def mask(self) -> Tensor:
-        """[n, 1, K, t·K]: True where a beam's query may read a slot (its own history's)."""
-        if self._mask is None:
+    def bias(self, heads: int, dtype: torch.dtype) -> Tensor:
+        """What to add to the scores [n·H, K, t·K] of a sentence's K beams over its t·K slots:
+        0 where a beam's query may read a slot (its own history's), -inf elsewhere."""
+        if self._bias is None or self._bias.dtype != dtype:
             rows, t = self.origin.shape
             K = self.beams
-            own = F.one_hot(self.origin, K).bool()  # [n·K, t, K]
-            self._mask = own.view(rows // K, 1, K, t * K)
-        return self._mask
+            allowed = F.one_hot(self.origin, K).bool().view(rows // K, 1, K, t * K)
+            bias = torch.zeros(rows // K, heads, K, t * K, dtype=dtype, device=allowed.device)
+            self._bias = bias.masked_fill_(~allowed, float("-inf")).view(-1, K, t * K)
+        return self._bias
