@@ -147,7 +147,9 @@ class BeamKeyValue:
         sentences = self.k.shape[0]
         kept = index.view(-1, K)[:, 0] // K
         room = self.room
-        if kept.numel() != sentences or not torch.equal(kept, torch.arange(sentences)):
+        if kept.numel() != sentences or not torch.equal(
+            kept, torch.arange(sentences, device=kept.device)
+        ):
             room = _Room(room.k[:, :, :t].index_select(0, kept).contiguous(),
                          room.v[:, :, :t].index_select(0, kept).contiguous(), filled=t)  # fmt: skip
         return self._view(room, t, self.history.selected(index))
@@ -174,7 +176,8 @@ def _beam_room(x: Tensor, capacity: int, beams: int, filled: int) -> _Room:
 
 class _BeamHistory:
     """The ``origin`` of a BeamKeyValue, shared by every layer's cache: each layer appends and
-    reorders with the same rows, so each new history and its mask are made once per step."""
+    reorders with the same rows, so each new history and its attention bias are made once per
+    step."""
 
     def __init__(self, origin: Tensor, beams: int):
         self.origin, self.beams = origin, beams  # [n·K, t]

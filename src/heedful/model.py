@@ -87,7 +87,9 @@ class DecoderCache:
             index = index * group  # source i's row is now its first beam's
         rows = sources if self_kv[0] is None else _rows(self_kv[0])
         kept = index.view(-1, group)[:, 0] // (rows // sources)  # each group's source
-        moved = kept.numel() != sources or not torch.equal(kept, torch.arange(sources))
+        moved = kept.numel() != sources or not torch.equal(
+            kept, torch.arange(sources, device=kept.device)
+        )
         return DecoderCache(
             self_kv=[None if kv is None else kv.select(index) for kv in self_kv],
             cross_kv=[kv.select(kept) for kv in self.cross_kv] if moved else self.cross_kv,
