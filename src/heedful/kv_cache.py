@@ -74,9 +74,12 @@ class _Room:
     filled: int
 
     @classmethod
-    def like(cls, x: Tensor, capacity: int, filled: int) -> _Room:
+    def like(cls, x: Tensor, capacity: int, filled: int, beams: int | None = None) -> _Room:
+        """Empty buffers for x's B, H and d_k: [B, H, capacity, d_k], or with ``beams`` (a beam
+        cache's) [B, H, capacity, K, d_k]."""
         b, h, _, d = x.shape
-        return cls(x.new_empty(b, h, capacity, d), x.new_empty(b, h, capacity, d), filled)
+        shape = (b, h, capacity, d) if beams is None else (b, h, capacity, beams, d)
+        return cls(x.new_empty(shape), x.new_empty(shape), filled)
 
     @property
     def capacity(self) -> int:
@@ -106,7 +109,7 @@ class BeamKeyValue:
     def from_first_step(cls, kv: KeyValue, beams: int) -> BeamKeyValue:
         """From the cache of one row per sentence (the first step) to K beams per sentence."""
         n, t = kv.k.shape[0], kv.length
-        room = _beam_room(kv.k, max(2 * t, 16), beams, filled=t)
+        room = _Room.like(kv.k, max(2 * t, 16), t, beams)
         room.k[:, :, :t] = kv.k.unsqueeze(-2)  # every beam's slot holds the same history
         room.v[:, :, :t] = kv.v.unsqueeze(-2)
         own = torch.arange(beams, device=kv.k.device).repeat(n).unsqueeze(1)
@@ -132,7 +135,7 @@ class BeamKeyValue:
             raise ValueError(f"a beam cache grows one position at a time, not {other.length}")
         room = self.room
         if room.filled != t or t + 1 > room.capacity:  # an older view, or full: copy
-            room = _beam_room(self.k, 2 * (t + 1), K, filled=t)
+            room = _Room.like(self.k, 2 * (t + 1), t, K)
             room.k[:, :, :t], room.v[:, :, :t] = self.room.k[:, :, :t], self.room.v[:, :, :t]
         h, d = other.k.shape[1], other.k.shape[-1]
         room.k[:, :, t] = other.k.view(n, K, h, d).transpose(1, 2)
@@ -143,16 +146,12 @@ class BeamKeyValue:
     def select(self, index: Tensor) -> BeamKeyValue:
         """Rows index[0], index[1], ... continue: K per sentence, each from a row of its own
         sentence (as beam search reorders). Only sentences that leave make a copy."""
-        K, t = self.history.beams, self.length
-        sentences = self.k.shape[0]
-        kept = index.view(-1, K)[:, 0] // K
-        room = self.room
-        if kept.numel() != sentences or not torch.equal(
-            kept, torch.arange(sentences, device=kept.device)
-        ):
+        t, history = self.length, self.history.selected(index)
+        room, kept = self.room, history.kept
+        if kept is not None:
             room = _Room(room.k[:, :, :t].index_select(0, kept).contiguous(),
                          room.v[:, :, :t].index_select(0, kept).contiguous(), filled=t)  # fmt: skip
-        return self._view(room, t, self.history.selected(index))
+        return self._view(room, t, history)
 
     def per_row(self) -> KeyValue:
         """The same cache as one row per beam [n·K, H, t, d_k] (a copy: for the weights path)."""
@@ -167,20 +166,14 @@ class BeamKeyValue:
         return KeyValue(rows(self.k), rows(self.v))
 
 
-def _beam_room(x: Tensor, capacity: int, beams: int, filled: int) -> _Room:
-    """Empty key and value buffers [n, H, capacity, K, d_k] for x's n, H and d_k."""
-    n, h, _, d = x.shape
-    shape = (n, h, capacity, beams, d)
-    return _Room(x.new_empty(shape), x.new_empty(shape), filled)
-
-
 class _BeamHistory:
     """The ``origin`` of a BeamKeyValue, shared by every layer's cache: each layer appends and
     reorders with the same rows, so each new history and its attention bias are made once per
     step."""
 
-    def __init__(self, origin: Tensor, beams: int):
+    def __init__(self, origin: Tensor, beams: int, kept: Tensor | None = None):
         self.origin, self.beams = origin, beams  # [n·K, t]
+        self.kept = kept  # the sentences the last reorder kept, if some left; None: all stayed
         self._extended: _BeamHistory | None = None
         self._selected: tuple[Tensor, _BeamHistory] | None = None
         self._bias: Tensor | None = None
@@ -194,8 +187,15 @@ class _BeamHistory:
         return self._extended
 
     def selected(self, index: Tensor) -> _BeamHistory:
+        """Rows index[0], index[1], ... continue, K per sentence, each from its own sentence."""
         if self._selected is None or self._selected[0] is not index:
-            self._selected = (index, _BeamHistory(self.origin.index_select(0, index), self.beams))
+            K, sentences = self.beams, self.origin.shape[0] // self.beams
+            kept = index.view(-1, K)[:, 0] // K
+            same = kept.numel() == sentences and torch.equal(
+                kept, torch.arange(sentences, device=kept.device)
+            )
+            history = _BeamHistory(self.origin.index_select(0, index), K, None if same else kept)
+            self._selected = (index, history)
         return self._selected[1]
 
     def bias(self, heads: int, dtype: torch.dtype) -> Tensor:
