@@ -162,6 +162,33 @@ def test_beam_cache_reorders_without_copying():
         assert after.history.origin.tolist() == [[0, 1], [0, 1], [0, 1], [0, 0]]
 
 
+@pytest.mark.parametrize("beams", [1, 3])
+def test_a_cache_with_capacity_never_grows_and_decodes_the_same(beams):
+    """start_decoding(capacity=T) makes room for T positions at the first step: every later
+    step writes into the same buffers (a search's longest output, not 16 then 34, ...)."""
+    model = make()
+    n, T = 2, 30
+    src = random_ids(n, 6)
+    g = torch.Generator().manual_seed(2)
+    with torch.no_grad():
+        memory = model.encode(src)
+        history = torch.full((n, 1), model.config.start_id)
+        step = model.decode_step(history, model.start_decoding(memory, capacity=T))
+        index = torch.arange(n).repeat_interleave(beams)
+        history, buffers = history[index], None
+        for _ in range(T - 1):
+            cache = step.cache.reorder(index, beams) if beams > 1 else step.cache
+            tokens = torch.randint(3, V, (n * beams, 1), generator=g)
+            history = torch.cat([history, tokens], 1)
+            step = model.decode_step(tokens, cache)
+            room = step.cache.self_kv[0].room
+            buffers = buffers or room.k.data_ptr()
+            assert room.k.data_ptr() == buffers and room.capacity == T
+            index = torch.arange(n * beams)
+        full = model(src.repeat_interleave(beams, 0), history)
+    torch.testing.assert_close(step.logits, full[:, -1:], atol=1e-5, rtol=1e-5)
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_asking_for_attention_changes_no_logit(variant):
     model = make(VARIANTS[variant])

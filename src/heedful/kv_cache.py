@@ -39,6 +39,16 @@ class KeyValue:
         torch.index_select(self.v, 0, index, out=room.v[:, :, :n])
         return room.view(n)
 
+    def reserve(self, capacity: int) -> KeyValue:
+        """The same keys and values in buffers with room for ``capacity`` positions, so that
+        appending up to there writes in place and never grows (copies) the buffers."""
+        n = self.length
+        if self.k.requires_grad or capacity <= (n if self.room is None else self.room.capacity):
+            return self
+        room = _Room.like(self.k, capacity, n)
+        room.k[:, :, :n], room.v[:, :, :n] = self.k, self.v
+        return room.view(n)
+
     def contiguous(self) -> KeyValue:
         return KeyValue(self.k.contiguous(), self.v.contiguous())
 
@@ -107,9 +117,11 @@ class BeamKeyValue:
 
     @classmethod
     def from_first_step(cls, kv: KeyValue, beams: int) -> BeamKeyValue:
-        """From the cache of one row per sentence (the first step) to K beams per sentence."""
+        """From the cache of one row per sentence (the first step) to K beams per sentence, with
+        as much room as ``kv`` has (see ``KeyValue.reserve``)."""
         n, t = kv.k.shape[0], kv.length
-        room = _Room.like(kv.k, max(2 * t, 16), t, beams)
+        capacity = max(2 * t, 16) if kv.room is None else kv.room.capacity
+        room = _Room.like(kv.k, capacity, t, beams)
         room.k[:, :, :t] = kv.k.unsqueeze(-2)  # every beam's slot holds the same history
         room.v[:, :, :t] = kv.v.unsqueeze(-2)
         own = torch.arange(beams, device=kv.k.device).repeat(n).unsqueeze(1)

@@ -65,12 +65,15 @@ class DecoderCache:
     """What the decoder keeps between steps.
 
     ``self_kv`` grows by one position per step; ``cross_kv`` is computed once per source.
+    ``capacity``: target positions to make room for at the first step (the longest output a
+    search allows), so that the self-attention cache never grows by copying; 0: grow as needed.
     """
 
     self_kv: list[KeyValue | BeamKeyValue | None]
     cross_kv: list[KeyValue]
     memory_mask: Tensor  # [B, S]
     length: int = 0  # target positions decoded so far
+    capacity: int = 0
 
     def reorder(self, index: Tensor, group: int = 1) -> DecoderCache:
         """Keep and reorder batch rows (beams, or finished sentences leaving the batch).
@@ -95,6 +98,7 @@ class DecoderCache:
             cross_kv=[kv.select(kept) for kv in self.cross_kv] if moved else self.cross_kv,
             memory_mask=self.memory_mask.index_select(0, kept) if moved else self.memory_mask,
             length=self.length,
+            capacity=self.capacity,
         )
 
 
@@ -254,13 +258,14 @@ class Transformer(nn.Module):
         )
         return Memory(states, mask, weights)
 
-    def start_decoding(self, memory: Memory) -> DecoderCache:
+    def start_decoding(self, memory: Memory, capacity: int = 0) -> DecoderCache:
         """An empty cache holding the cross-attention keys and values of every layer (made
-        contiguous once here, rather than copied by every step's batched product)."""
+        contiguous once here, rather than copied by every step's batched product).
+        ``capacity``: the most target positions decoding will feed (0: unknown)."""
         cross_kv = [
             layer.cross_attn.project(memory.states).contiguous() for layer in self.decoder.layers
         ]
-        return DecoderCache([None] * len(cross_kv), cross_kv, memory.mask)
+        return DecoderCache([None] * len(cross_kv), cross_kv, memory.mask, capacity=capacity)
 
     def decode_step(
         self,
@@ -278,6 +283,8 @@ class Transformer(nn.Module):
             x, cache.cross_kv, cache.memory_mask,
             past=past, head_mask=head_mask, need_weights=return_attention,
         )  # fmt: skip
+        if past is None and cache.capacity:
+            new_kv = [kv.reserve(cache.capacity) for kv in new_kv]
         cache = replace(cache, self_kv=new_kv, length=cache.length + tgt_ids.shape[1])
         return StepOutput(self.project(x), cache, attention)
 

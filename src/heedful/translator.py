@@ -211,7 +211,8 @@ class Translator:
         config = self.config
         src = self._pad(sources)
         memory = self.model.encode(src)
-        cache = _BeamCache(self.model.start_decoding(memory), beam_size)
+        # the decoder reads the start token and at most max_length - 1 generated tokens
+        cache = _BeamCache(self.model.start_decoding(memory, max(max_lengths)), beam_size)
         start = torch.full((len(sources), 1), config.start_id, dtype=torch.long, device=src.device)
         step = self._step_function(keep_attention)
         common = dict(
