@@ -160,6 +160,9 @@ def test_beam_cache_reorders_without_copying():
     for before, after in zip(step.cache.self_kv, swapped.self_kv, strict=True):
         assert after.room is before.room  # the same buffers: only the beams' origins moved
         assert after.history.origin.tolist() == [[0, 1], [0, 1], [0, 1], [0, 0]]
+    # every layer reads one shared history: each step's history and mask are made once
+    for layers in (cache.self_kv, step.cache.self_kv, swapped.self_kv):
+        assert len(layers) > 1 and len({id(kv.history) for kv in layers}) == 1
 
 
 @pytest.mark.parametrize("beams", [1, 3])

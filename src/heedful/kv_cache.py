@@ -116,16 +116,22 @@ class BeamKeyValue:
     room: _Room
 
     @classmethod
-    def from_first_step(cls, kv: KeyValue, beams: int) -> BeamKeyValue:
-        """From the cache of one row per sentence (the first step) to K beams per sentence, with
-        as much room as ``kv`` has (see ``KeyValue.reserve``)."""
-        n, t = kv.k.shape[0], kv.length
-        capacity = max(2 * t, 16) if kv.room is None else kv.room.capacity
-        room = _Room.like(kv.k, capacity, t, beams)
-        room.k[:, :, :t] = kv.k.unsqueeze(-2)  # every beam's slot holds the same history
-        room.v[:, :, :t] = kv.v.unsqueeze(-2)
-        own = torch.arange(beams, device=kv.k.device).repeat(n).unsqueeze(1)
-        return cls._view(room, t, _BeamHistory(own.expand(n * beams, t), beams))
+    def from_first_step(cls, layers: list[KeyValue], beams: int) -> list[BeamKeyValue]:
+        """From every layer's cache of one row per sentence (the first step) to K beams per
+        sentence, with as much room as each had (see ``KeyValue.reserve``). The layers share
+        one history, so that each step's new history and its attention bias are made once."""
+        first = layers[0]
+        n, t = first.k.shape[0], first.length
+        own = torch.arange(beams, device=first.k.device).repeat(n).unsqueeze(1)
+        history = _BeamHistory(own.expand(n * beams, t), beams)
+        caches = []
+        for kv in layers:
+            capacity = max(2 * t, 16) if kv.room is None else kv.room.capacity
+            room = _Room.like(kv.k, capacity, t, beams)
+            room.k[:, :, :t] = kv.k.unsqueeze(-2)  # every beam's slot holds the same history
+            room.v[:, :, :t] = kv.v.unsqueeze(-2)
+            caches.append(cls._view(room, t, history))
+        return caches
 
     @staticmethod
     def _view(room: _Room, t: int, history: _BeamHistory) -> BeamKeyValue:

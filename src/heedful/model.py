@@ -86,7 +86,7 @@ class DecoderCache:
         self_kv = self.self_kv
         if group > 1 and type(self_kv[0]) is KeyValue and self_kv[0].k.shape[0] == sources:
             # one row per source becomes ``group`` beams, in a cache that beams never copy
-            self_kv = [BeamKeyValue.from_first_step(kv, group) for kv in self_kv]
+            self_kv = BeamKeyValue.from_first_step(self_kv, group)
             index = index * group  # source i's row is now its first beam's
         rows = sources if self_kv[0] is None else _rows(self_kv[0])
         kept = index.view(-1, group)[:, 0] // (rows // sources)  # each group's source
