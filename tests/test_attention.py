@@ -153,10 +153,12 @@ def test_weights_rows_sum_to_one_and_masked_are_exactly_zero():
     assert (w[0, :, 0, 3:] == 0).all() and (w[0, :, 0, :3] > 0).all()
 
 
-def test_fast_and_weights_paths_agree_with_and_without_grad():
+@pytest.mark.parametrize("n", [40, 80], ids=["short-plain", "long-flash"])
+def test_fast_and_weights_paths_agree_with_and_without_grad(n):
+    """Inference takes the plain formula up to 48 x 48 pairs and the flash kernel beyond."""
     torch.manual_seed(4)
-    q, k, v = (torch.randn(2, 4, 40, 16) for _ in range(3))
-    key_mask = torch.ones(2, 40, dtype=torch.bool)
+    q, k, v = (torch.randn(2, 4, n, 16) for _ in range(3))
+    key_mask = torch.ones(2, n, dtype=torch.bool)
     key_mask[0, 30:] = False
     for causal in (False, True):
         mask = key_mask if not causal else None
