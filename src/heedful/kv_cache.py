@@ -208,11 +208,8 @@ class _BeamHistory:
         """Rows index[0], index[1], ... continue, K per sentence, each from its own sentence."""
         if self._selected is None or self._selected[0] is not index:
             K, sentences = self.beams, self.origin.shape[0] // self.beams
-            kept = index.view(-1, K)[:, 0] // K
-            same = kept.numel() == sentences and torch.equal(
-                kept, torch.arange(sentences, device=kept.device)
-            )
-            history = _BeamHistory(self.origin.index_select(0, index), K, None if same else kept)
+            kept = kept_sources(index.view(-1, K)[:, 0] // K, sentences)
+            history = _BeamHistory(self.origin.index_select(0, index), K, kept)
             self._selected = (index, history)
         return self._selected[1]
 
@@ -226,3 +223,12 @@ class _BeamHistory:
             bias = torch.zeros(rows // K, heads, K, t * K, dtype=dtype, device=allowed.device)
             self._bias = bias.masked_fill_(~allowed, float("-inf")).view(-1, K, t * K)
         return self._bias
+
+
+def kept_sources(sources: Tensor, count: int) -> Tensor | None:
+    """``sources``: the source (sentence) of each group of rows after a reorder, out of ``count``;
+    None when every source stays where it was (nothing to copy), else ``sources`` itself."""
+    unchanged = sources.numel() == count and torch.equal(
+        sources, torch.arange(count, device=sources.device)
+    )
+    return None if unchanged else sources

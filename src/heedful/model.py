@@ -15,7 +15,7 @@ import torch
 from torch import Tensor, nn
 
 from heedful.config import ModelConfig
-from heedful.kv_cache import BeamKeyValue, KeyValue
+from heedful.kv_cache import BeamKeyValue, KeyValue, kept_sources
 from heedful.layers import DecoderLayer, Embeddings, EncoderLayer, final_norm
 from heedful.masks import padding_mask
 
@@ -88,22 +88,20 @@ class DecoderCache:
             # one row per source becomes ``group`` beams, in a cache that beams never copy
             self_kv = BeamKeyValue.from_first_step(self_kv, group)
             index = index * group  # source i's row is now its first beam's
-        rows = sources if self_kv[0] is None else _rows(self_kv[0])
-        kept = index.view(-1, group)[:, 0] // (rows // sources)  # each group's source
-        moved = kept.numel() != sources or not torch.equal(
-            kept, torch.arange(sources, device=kept.device)
+        selected = [None if kv is None else kv.select(index) for kv in self_kv]
+        if isinstance(selected[0], BeamKeyValue):
+            kept = selected[0].history.kept  # worked out once, for every layer
+        else:
+            rows = sources if self_kv[0] is None else self_kv[0].k.shape[0]
+            kept = kept_sources(index.view(-1, group)[:, 0] // (rows // sources), sources)
+        if kept is None:  # every source stays where it was
+            return replace(self, self_kv=selected)
+        return replace(
+            self,
+            self_kv=selected,
+            cross_kv=[kv.select(kept) for kv in self.cross_kv],
+            memory_mask=self.memory_mask.index_select(0, kept),
         )
-        return DecoderCache(
-            self_kv=[None if kv is None else kv.select(index) for kv in self_kv],
-            cross_kv=[kv.select(kept) for kv in self.cross_kv] if moved else self.cross_kv,
-            memory_mask=self.memory_mask.index_select(0, kept) if moved else self.memory_mask,
-            length=self.length,
-            capacity=self.capacity,
-        )
-
-
-def _rows(kv: KeyValue | BeamKeyValue) -> int:
-    return kv.rows if isinstance(kv, BeamKeyValue) else kv.k.shape[0]
 
 
 @dataclass
