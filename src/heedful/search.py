@@ -185,7 +185,8 @@ def beam_search(
         logp = out.logits.float().log_softmax(dim=-1)  # [n*k, V]
         logp = _mask_logits(logp, banned, eos_id, t >= min_length, last)
         V = logp.shape[-1]
-        top_scores, top_index = _best_candidates(logp, state.scores, min(2 * K, k * V))
+        candidates = logp.view(n, k, V).add_(state.scores.unsqueeze(-1)).view(n, k * V)
+        top_scores, top_index = top_k(candidates, min(2 * K, k * V))  # [n, 2K], sorted
         top_tokens = top_index % V
         top_rows = top_index // V + torch.arange(n).unsqueeze(1) * k  # rows of this step
         stops = (top_tokens == eos_id) | at_max  # [n, 2K]
@@ -234,15 +235,6 @@ def beam_search(
         traces.link(index)
         t += 1
     return [[traces.resolve(h) for h in done[:n_best]] for done in finished]
-
-
-def _best_candidates(logp: Tensor, scores: Tensor, count: int) -> tuple[Tensor, Tensor]:
-    """Each sentence's ``count`` best continuations: logp [n·k, V] of its k beams' next tokens,
-    scores [n, k] the beams' own. Returns scores and indices into k·V, [n, count], best first."""
-    n, k = scores.shape
-    V = logp.shape[-1]
-    candidates = logp.view(n, k, V).add_(scores.unsqueeze(-1)).view(n, k * V)
-    return top_k(candidates, count)
 
 
 def top_k(x: Tensor, k: int, block: int = 64) -> tuple[Tensor, Tensor]:
