@@ -39,8 +39,8 @@ def quantize_model(model: nn.Module, kind: str = "int8") -> nn.Module:
     for module in _self_attentions(model):
         module.qkv_proj = _stacked_linear([module.q_proj, module.k_proj, module.v_proj])
         module.__class__ = _Int8SelfAttention
-    bias = getattr(model, "logits_bias", None)
-    if bias is not None and isinstance(model.generator, nn.Linear):
+    bias = _foldable_logits_bias(model)
+    if bias is not None:  # for good: the quantised projection keeps it as its own bias
         model.generator = _stacked_linear([model.generator], bias)
         model.logits_bias = None
     with warnings.catch_warnings():  # torch deprecates the API in favour of torchao
@@ -52,6 +52,16 @@ def quantize_model(model: nn.Module, kind: str = "int8") -> nn.Module:
             inplace=True,
         )
     return model
+
+
+def _foldable_logits_bias(model: nn.Module) -> Tensor | None:
+    """A final logits bias (Marian's) that the output projection can take as its own bias, so
+    that adding it costs no pass of its own over the logits; None when there is none to fold."""
+    bias = getattr(model, "logits_bias", None)
+    generator = getattr(model, "generator", None)
+    if bias is None or type(generator) is not nn.Linear or generator.bias is not None:
+        return None
+    return bias
 
 
 def _self_attentions(model: nn.Module) -> list[MultiHeadAttention]:
@@ -152,13 +162,12 @@ def onednn_linears(model: nn.Module, weights: OneDNNWeights) -> Iterator[None]:
         yield
         return
     swapped: list[tuple[nn.Module, type]] = []
-    # a final logits bias (Marian's) rides in the output projection: one pass over the logits fewer
-    logits_bias = getattr(model, "logits_bias", None)
-    generator = getattr(model, "generator", None)
-    fold = logits_bias is not None and type(generator) is nn.Linear and generator.bias is None
+    # while this runs, a final logits bias rides in the output projection's packed weights
+    logits_bias = _foldable_logits_bias(model)
+    generator = None if logits_bias is None else model.generator
     for module in model.modules():
         if type(module) is nn.Linear and _is_float_cpu(module.weight):
-            bias = logits_bias if fold and module is generator else module.bias
+            bias = logits_bias if module is generator else module.bias
             module._onednn = weights.get(module, [module.weight], [bias])
             swapped.append((module, nn.Linear))
             module.__class__ = _OneDNNLinear
@@ -177,7 +186,7 @@ def onednn_linears(model: nn.Module, weights: OneDNNWeights) -> Iterator[None]:
                 module._post_op = post_op
                 swapped.append((module, FeedForward))
                 module.__class__ = _OneDNNFeedForward
-    fold = fold and type(generator) is _OneDNNLinear
+    fold = type(generator) is _OneDNNLinear
     if fold:
         model.logits_bias = None
     try:
