@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -70,7 +71,10 @@ def test_the_page_is_one_offline_file():
     html = render_page(forced_attended(tiny_transformer()))
     for outside in ("http://", "https://", "src=", "href=", "@import"):
         assert outside not in html
-    assert html.count("__DATA__") == 0 and html.count("__TITLE__") == 0
+    assert all(html.count(f"__{name}__") == 0 for name in ("DATA", "TITLE", "SHARED"))
+    # the script shared with heedful serve's page travels inside
+    shared = resources.files("heedful.explain").joinpath("shared.js").read_text(encoding="utf-8")
+    assert f"<script>{shared}</script>" in html
 
 
 def test_the_page_shows_the_tokens_and_a_selectable_head(browser, attended, tmp_path):

@@ -22,7 +22,7 @@ from heedful.explain.tables import format_table
 from heedful.explain.views import views
 from heedful.explain.words import to_words
 from heedful.serve import create_app
-from heedful.serve.app import STATIC
+from heedful.serve.app import SHARED_SCRIPT, STATIC
 from heedful.serve.schemas import MAX_TEXT_CHARS, MAX_TEXTS
 from heedful.translator import Translator
 
@@ -367,8 +367,12 @@ def test_the_page_and_its_files_come_from_this_server_only(client):
     for element in ("source", "model", "beam", "translate", "translation", "heatmap", "links"):
         assert f'id="{element}"' in page.text
     assert "default-src 'self'" in page.headers["content-security-policy"]
-    for name in ("app.js", "style.css"):
+    for name in ("shared.js", "app.js", "style.css"):
         assert client.get(f"/static/{name}").status_code == 200
+    # the script the offline attention page inlines, the same file
+    shared = client.get("/static/shared.js")
+    assert shared.headers["content-type"].startswith("text/javascript")
+    assert shared.text == SHARED_SCRIPT.read_text() and "const heedful" in shared.text
     for path in STATIC.iterdir():  # nothing from a CDN: no absolute URL but SVG's namespace
         text = path.read_text().replace('xmlns="http://www.w3.org/2000/svg"', "")
         assert not re.search(r"(https?:)?//[\w.-]+\.\w", text), path.name

@@ -2,7 +2,8 @@
 hover a word to see where it attends (like bertviz's head view, with cross-attention too).
 
 The page is a single file that works offline: the template (``page.html``, inline CSS and JS, no
-CDN) plus the weights embedded as JSON. Each kind's weights travel as one byte per weight
+CDN), the script it shares with ``heedful serve``'s page (``shared.js``, inlined) and the weights
+embedded as JSON. Each kind's weights travel as one byte per weight
 (0-255, base64): a 100-token sentence through 6 layers of 8 heads stays a few megabytes, and the
 page shows two decimals, which one byte resolves.
 """
@@ -24,6 +25,7 @@ from heedful.explain.views import KINDS, TITLES, AttentionView, default_kind, vi
 from heedful.explain.words import to_words
 
 TEMPLATE = "page.html"
+SHARED_SCRIPT = "shared.js"  # what this page and heedful serve's page share, inlined here
 
 
 def encode_view(view: AttentionView) -> dict[str, Any]:
@@ -67,15 +69,17 @@ def page_data(
 
 def render_page(attended: Attended, **start: Any) -> str:
     """The page as one HTML string."""
-    template = resources.files("heedful.explain").joinpath(TEMPLATE).read_text(encoding="utf-8")
+    files = resources.files("heedful.explain")
+    template = files.joinpath(TEMPLATE).read_text(encoding="utf-8")
     data = json.dumps(page_data(attended, **start), ensure_ascii=False, separators=(",", ":"))
     # "<" occurs only inside JSON strings, where \u003c means the same: no token (</s>, or a
     # user's "</script>") can end the <script> element early.
     fills = {
         "DATA": data.replace("<", "\\u003c"),
         "TITLE": html.escape(f"heedful · {attended.source or attended.translation}"),
+        "SHARED": files.joinpath(SHARED_SCRIPT).read_text(encoding="utf-8"),
     }
-    return re.sub(r"__(DATA|TITLE)__", lambda m: fills[m.group(1)], template)
+    return re.sub(r"__(DATA|TITLE|SHARED)__", lambda m: fills[m.group(1)], template)
 
 
 def save_page(attended: Attended, path: str | Path, **start: Any) -> Path:

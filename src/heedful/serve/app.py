@@ -45,6 +45,7 @@ from heedful.serve.worker import Busy, ModelWorker
 from heedful.translator import Translator
 
 STATIC = Path(__file__).parent / "static"
+SHARED_SCRIPT = Path(__file__).parent.parent / "explain" / "shared.js"
 TIMEOUT_S = 30.0
 MAX_BODY_BYTES = 256 * 1024  # 32 texts of 1000 characters, each escaped as \uXXXX, fit
 ERRORS: dict[int | str, dict[str, Any]] = {
@@ -167,6 +168,10 @@ def create_app(
     @app.get("/", include_in_schema=False)
     async def page() -> FileResponse:
         return FileResponse(STATIC / "index.html")
+
+    @app.get("/static/shared.js", include_in_schema=False)
+    async def shared_script() -> FileResponse:  # what the offline attention page inlines
+        return FileResponse(SHARED_SCRIPT, media_type="text/javascript")
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app

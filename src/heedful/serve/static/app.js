@@ -4,11 +4,8 @@
 "use strict";
 (function () {
   const $ = (id) => document.getElementById(id);
-  // The head colours and the Blues ramp of heedful's offline page (heedful/explain/page.html).
-  const COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
-                  "#7f7f7f", "#bcbd22", "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39",
-                  "#7b4173", "#3182bd"];
-  const BLUES = [[247, 251, 255], [198, 219, 239], [107, 174, 214], [33, 113, 181], [8, 48, 107]];
+  // The head colours, heatmap ramp and buttons of heedful's offline page (/static/shared.js).
+  const {COLORS, blue, button} = heedful;
   const KIND_NAMES = {cross: "Cross", encoder: "Encoder self", decoder: "Decoder self"};
   const AXES = {
     cross: ["target word being produced", "source word"],
@@ -26,13 +23,6 @@
   let asked = 0;       // number of the latest request: older answers are dropped
 
   const fmt = (w) => w.toFixed(2);
-
-  function blue(x) {
-    const p = Math.min(1, Math.max(0, x)) * (BLUES.length - 1);
-    const k = Math.min(BLUES.length - 2, Math.floor(p)), f = p - k;
-    const c = BLUES[k].map((a, n) => Math.round(a + f * (BLUES[k + 1][n] - a)));
-    return "rgb(" + c.join(",") + ")";
-  }
 
   // --- talking to the server ------------------------------------------------------------------
   async function post(path, body) {
@@ -113,17 +103,6 @@
   }
 
   // --- controls -------------------------------------------------------------------------------
-  function button(parent, text, pressed, onClick, attrs) {
-    const b = document.createElement("button");
-    b.type = "button";
-    b.textContent = text;
-    b.setAttribute("aria-pressed", String(pressed));
-    for (const [k, v] of Object.entries(attrs || {})) b.setAttribute(k, v);
-    b.addEventListener("click", onClick);
-    parent.appendChild(b);
-    return b;
-  }
-
   function controls(view) {
     const kinds = $("kinds"); kinds.replaceChildren();
     for (const [k, info] of Object.entries(answer.kinds)) {
