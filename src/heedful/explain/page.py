@@ -3,9 +3,9 @@ hover a word to see where it attends (like bertviz's head view, with cross-atten
 
 The page is a single file that works offline: the template (``page.html``, inline CSS and JS, no
 CDN), the script it shares with ``heedful serve``'s page (``shared.js``, inlined) and the weights
-embedded as JSON. Each kind's weights travel as one byte per weight
-(0-255, base64): a 100-token sentence through 6 layers of 8 heads stays a few megabytes, and the
-page shows two decimals, which one byte resolves.
+embedded as JSON. Each kind's weights travel as one byte per weight (0-255, base64): a 100-token
+sentence through 6 layers of 8 heads stays a few megabytes, and the page shows two decimals, which
+one byte resolves.
 """
 
 from __future__ import annotations
