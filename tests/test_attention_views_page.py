@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -22,7 +21,7 @@ from attention_views_support import (
 from playwright.sync_api import sync_playwright
 
 from heedful.explain.capture import attend_lm
-from heedful.explain.page import render_page, save_page
+from heedful.explain.page import render_page, save_page, shared_script
 from heedful.explain.views import views
 from heedful.explain.words import to_words
 
@@ -73,8 +72,7 @@ def test_the_page_is_one_offline_file():
         assert outside not in html
     assert all(html.count(f"__{name}__") == 0 for name in ("DATA", "TITLE", "SHARED"))
     # the script shared with heedful serve's page travels inside
-    shared = resources.files("heedful.explain").joinpath("shared.js").read_text(encoding="utf-8")
-    assert f"<script>{shared}</script>" in html
+    assert f"<script>{shared_script()}</script>" in html
 
 
 def test_the_page_shows_the_tokens_and_a_selectable_head(browser, attended, tmp_path):

@@ -18,11 +18,12 @@ from fastapi.testclient import TestClient
 from serve_support import SOURCE, make_model_dir, tatoeba_pairs
 
 from heedful.commands.serve import model_dirs
+from heedful.explain.page import shared_script
 from heedful.explain.tables import format_table
 from heedful.explain.views import views
 from heedful.explain.words import to_words
 from heedful.serve import create_app
-from heedful.serve.app import SHARED_SCRIPT, STATIC
+from heedful.serve.app import STATIC
 from heedful.serve.schemas import MAX_TEXT_CHARS, MAX_TEXTS
 from heedful.translator import Translator
 
@@ -372,7 +373,7 @@ def test_the_page_and_its_files_come_from_this_server_only(client):
     # the script the offline attention page inlines, the same file
     shared = client.get("/static/shared.js")
     assert shared.headers["content-type"].startswith("text/javascript")
-    assert shared.text == SHARED_SCRIPT.read_text() and "const heedful" in shared.text
+    assert shared.text == shared_script() and "const heedful" in shared.text
     for path in STATIC.iterdir():  # nothing from a CDN: no absolute URL but SVG's namespace
         text = path.read_text().replace('xmlns="http://www.w3.org/2000/svg"', "")
         assert not re.search(r"(https?:)?//[\w.-]+\.\w", text), path.name

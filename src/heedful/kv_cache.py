@@ -64,7 +64,7 @@ class KeyValue:
             return KeyValue(torch.cat([self.k, other.k], 2), torch.cat([self.v, other.v], 2))
         room = self.room
         if room is None or room.filled != n or total > room.capacity:
-            room = _Room.like(self.k, max(2 * total, 16), n)
+            room = _Room.like(self.k, _Room.capacity_for(total), n)
             room.k[:, :, :n], room.v[:, :, :n] = self.k, self.v
         room.k[:, :, n:total], room.v[:, :, n:total] = other.k, other.v
         room.filled = total
@@ -90,6 +90,13 @@ class _Room:
         b, h, _, d = x.shape
         shape = (b, h, capacity, d) if beams is None else (b, h, capacity, beams, d)
         return cls(x.new_empty(shape), x.new_empty(shape), filled)
+
+    @staticmethod
+    def capacity_for(length: int) -> int:
+        """Positions to make room for when a cache of ``length`` must grow: twice as many (at
+        least 16), so that growing copies O(log n) times. (Decoding usually reserves its
+        longest output at the first step instead: ``KeyValue.reserve``.)"""
+        return max(2 * length, 16)
 
     @property
     def capacity(self) -> int:
@@ -126,7 +133,7 @@ class BeamKeyValue:
         history = _BeamHistory(own.expand(n * beams, t), beams)
         caches = []
         for kv in layers:
-            capacity = max(2 * t, 16) if kv.room is None else kv.room.capacity
+            capacity = _Room.capacity_for(t) if kv.room is None else kv.room.capacity
             room = _Room.like(kv.k, capacity, t, beams)
             room.k[:, :, :t] = kv.k.unsqueeze(-2)  # every beam's slot holds the same history
             room.v[:, :, :t] = kv.v.unsqueeze(-2)
@@ -142,10 +149,6 @@ class BeamKeyValue:
     def length(self) -> int:
         return self.history.origin.shape[1]
 
-    @property
-    def rows(self) -> int:
-        return self.history.origin.shape[0]
-
     def append(self, other: KeyValue) -> BeamKeyValue:
         """Add one position: ``other`` holds each row's key and value [n·K, H, 1, d_k]."""
         n, t, K = self.k.shape[0], self.length, self.history.beams
@@ -153,7 +156,7 @@ class BeamKeyValue:
             raise ValueError(f"a beam cache grows one position at a time, not {other.length}")
         room = self.room
         if room.filled != t or t + 1 > room.capacity:  # an older view, or full: copy
-            room = _Room.like(self.k, 2 * (t + 1), t, K)
+            room = _Room.like(self.k, _Room.capacity_for(t + 1), t, K)
             room.k[:, :, :t], room.v[:, :, :t] = self.room.k[:, :, :t], self.room.v[:, :, :t]
         h, d = other.k.shape[1], other.k.shape[-1]
         room.k[:, :, t] = other.k.view(n, K, h, d).transpose(1, 2)

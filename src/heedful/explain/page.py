@@ -25,7 +25,6 @@ from heedful.explain.views import KINDS, TITLES, AttentionView, default_kind, vi
 from heedful.explain.words import to_words
 
 TEMPLATE = "page.html"
-SHARED_SCRIPT = "shared.js"  # what this page and heedful serve's page share, inlined here
 
 
 def encode_view(view: AttentionView) -> dict[str, Any]:
@@ -67,17 +66,22 @@ def page_data(
     }
 
 
+def shared_script() -> str:
+    """The script this page shares with ``heedful serve``'s page (head colours, the heatmaps'
+    Blues ramp, toggle buttons): inlined here, sent by the server as /static/shared.js."""
+    return resources.files("heedful.explain").joinpath("shared.js").read_text(encoding="utf-8")
+
+
 def render_page(attended: Attended, **start: Any) -> str:
     """The page as one HTML string."""
-    files = resources.files("heedful.explain")
-    template = files.joinpath(TEMPLATE).read_text(encoding="utf-8")
+    template = resources.files("heedful.explain").joinpath(TEMPLATE).read_text(encoding="utf-8")
     data = json.dumps(page_data(attended, **start), ensure_ascii=False, separators=(",", ":"))
     # "<" occurs only inside JSON strings, where \u003c means the same: no token (</s>, or a
     # user's "</script>") can end the <script> element early.
     fills = {
         "DATA": data.replace("<", "\\u003c"),
         "TITLE": html.escape(f"heedful · {attended.source or attended.translation}"),
-        "SHARED": files.joinpath(SHARED_SCRIPT).read_text(encoding="utf-8"),
+        "SHARED": shared_script(),
     }
     return re.sub(r"__(DATA|TITLE|SHARED)__", lambda m: fills[m.group(1)], template)
 

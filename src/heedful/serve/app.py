@@ -25,11 +25,12 @@ from typing import Any
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from heedful.explain.page import shared_script
 from heedful.serve.attention import attention_payload
 from heedful.serve.limits import BodyLimit, PageHeaders
 from heedful.serve.schemas import (
@@ -45,7 +46,6 @@ from heedful.serve.worker import Busy, ModelWorker
 from heedful.translator import Translator
 
 STATIC = Path(__file__).parent / "static"
-SHARED_SCRIPT = Path(__file__).parent.parent / "explain" / "shared.js"
 TIMEOUT_S = 30.0
 MAX_BODY_BYTES = 256 * 1024  # 32 texts of 1000 characters, each escaped as \uXXXX, fit
 ERRORS: dict[int | str, dict[str, Any]] = {
@@ -170,8 +170,8 @@ def create_app(
         return FileResponse(STATIC / "index.html")
 
     @app.get("/static/shared.js", include_in_schema=False)
-    async def shared_script() -> FileResponse:  # what the offline attention page inlines
-        return FileResponse(SHARED_SCRIPT, media_type="text/javascript")
+    async def shared() -> Response:  # the script the offline attention page inlines
+        return Response(shared_script(), media_type="text/javascript")
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
