@@ -282,3 +282,50 @@ def test_config_errors_are_clear():
     config = ModelConfig.small(100, 120)
     assert config.share_embeddings == "decoder"
     assert ModelConfig.from_dict(config.to_dict()) == config
+
+
+# --- dropout ----------------------------------------------------------------------------------
+
+
+def test_dropout_zeroes_about_p_and_keeps_the_expectation():
+    from heedful.layers import Dropout
+
+    dropout = Dropout(0.1).train()
+    x = torch.ones(1000, 1000)
+    y = dropout(x)
+    dropped = (y == 0).float().mean().item()
+    assert abs(dropped - 0.1) < 0.002  # 1e6 draws: the standard deviation is 0.0003
+    kept = y[y != 0]
+    torch.testing.assert_close(kept, torch.full_like(kept, 1 / (1 - dropout.threshold / 32768)))
+    assert abs(y.mean().item() - 1.0) < 0.003
+    # neighbouring elements (four to one 64-bit draw) are dropped independently
+    pairs = (y.view(-1, 4) == 0).float()
+    both = (pairs[:, :-1] * pairs[:, 1:]).mean().item()
+    assert abs(both - dropped**2) < 0.002
+
+
+def test_dropout_gradient_is_its_mask_and_it_follows_the_seed():
+    from heedful.layers import Dropout
+
+    dropout = Dropout(0.3).train()
+    x = torch.randn(7, 9, 11, requires_grad=True)
+    torch.manual_seed(5)
+    y = dropout(x)
+    y.sum().backward()
+    torch.testing.assert_close(x.grad, y.detach() / x.detach())
+    torch.manual_seed(5)
+    torch.testing.assert_close(dropout(x), y)
+    assert not torch.equal(dropout(x), y)
+
+
+def test_dropout_is_the_identity_in_eval_and_at_zero():
+    from heedful.layers import Dropout
+
+    x = torch.randn(4, 5)
+    assert dropout_out_is(Dropout(0.5).eval(), x) and dropout_out_is(Dropout(0.0).train(), x)
+    with pytest.raises(ValueError, match="dropout"):
+        Dropout(1.0)
+
+
+def dropout_out_is(module, x):
+    return module(x) is x

@@ -69,6 +69,45 @@ def test_padding_positions_do_not_change_loss_or_gradient():
     assert label_smoothed_loss(other, labels).loss == label_smoothed_loss(logits, labels).loss
 
 
+def _formula_loss(logits, labels, epsilon, pad_id):
+    """The loss written out for autograd: what the hand-written backward pass must match."""
+    log_probs = logits.float().log_softmax(-1)
+    real = labels != pad_id
+    nll = -log_probs.gather(-1, labels.unsqueeze(-1)).squeeze(-1)
+    uniform = -(log_probs.sum(-1) - log_probs[..., pad_id]) / (log_probs.shape[-1] - 1)
+    return (((1 - epsilon) * nll + epsilon * uniform) * real).sum()
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_loss_gradient_matches_autograd_through_the_formula(dtype, monkeypatch):
+    from heedful.training import loss as loss_module
+
+    # several blocks, the last one short
+    monkeypatch.setattr(loss_module._SmoothedCrossEntropy, "ROWS", 4)
+    logits = (torch.randn(3, 5, 13) * 4).to(dtype)
+    labels = torch.randint(0, 13, (3, 5))
+    labels[0, 3:] = 3  # padding (id 3 here), also inside a row
+    labels[2, 1] = 3
+    ours, theirs = logits.clone().requires_grad_(), logits.clone().requires_grad_()
+    sums = label_smoothed_loss(ours, labels, epsilon=0.1, pad_id=3)
+    (sums.loss * 0.7).backward()
+    expected = _formula_loss(theirs, labels, 0.1, 3)
+    (expected * 0.7).backward()
+    torch.testing.assert_close(sums.loss, expected)
+    assert ours.grad.dtype == dtype
+    atol = 1e-6 if dtype == torch.float32 else 4e-3
+    torch.testing.assert_close(ours.grad, theirs.grad, atol=atol, rtol=0.02)
+    assert ours.grad[labels == 3].abs().sum() == 0
+
+
+def test_loss_passes_gradcheck_in_float64():
+    logits = torch.randn(2, 4, 6, dtype=torch.float64, requires_grad=True)
+    labels = torch.tensor([[1, 5, 2, 0], [4, 0, 0, 0]])
+    assert torch.autograd.gradcheck(
+        lambda x: label_smoothed_loss(x, labels, epsilon=0.2).loss, (logits,)
+    )
+
+
 # --- schedule ---------------------------------------------------------------------------------
 
 
