@@ -79,11 +79,11 @@ def _formula_loss(logits, labels, epsilon, pad_id):
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-def test_loss_gradient_matches_autograd_through_the_formula(dtype, monkeypatch):
+@pytest.mark.parametrize("rows", [4, 1000])  # several blocks, the last one short; one block
+def test_loss_gradient_matches_autograd_through_the_formula(dtype, rows, monkeypatch):
     from heedful.training import loss as loss_module
 
-    # several blocks, the last one short
-    monkeypatch.setattr(loss_module._SmoothedCrossEntropy, "ROWS", 4)
+    monkeypatch.setattr(loss_module._SmoothedCrossEntropy, "ROWS", rows)
     logits = (torch.randn(3, 5, 13) * 4).to(dtype)
     labels = torch.randint(0, 13, (3, 5))
     labels[0, 3:] = 3  # padding (id 3 here), also inside a row

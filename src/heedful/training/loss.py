@@ -46,9 +46,10 @@ class _SmoothedCrossEntropy(torch.autograd.Function):
     """(summed smoothed loss, summed nll) of logits [N, V] against labels [N]; rows where
     ``real`` is False count for nothing. Only the first output has a gradient.
 
-    Both passes go over ``ROWS`` rows at a time, so that each block's log-probabilities stay in
-    the CPU's cache between the operations that read them; the backward pass recomputes them
-    from the logits instead of keeping [N, V] floats.
+    On CPU both passes go over ``ROWS`` rows at a time, so that each block's log-probabilities
+    stay in the cache between the operations that read them (on a GPU, one block: fewer kernel
+    launches); the backward pass recomputes them from the logits instead of keeping [N, V]
+    floats.
     """
 
     ROWS = 128
@@ -59,7 +60,7 @@ class _SmoothedCrossEntropy(torch.autograd.Function):
         other_classes = logits.shape[-1] - 1  # every class but padding
         nll = torch.empty(logits.shape[0], dtype=dtype, device=logits.device)
         uniform = torch.empty_like(nll)
-        for rows in _blocks(logits.shape[0], _SmoothedCrossEntropy.ROWS):
+        for rows in _blocks(logits):
             log_probs = torch.log_softmax(logits[rows], dim=-1, dtype=dtype)  # [n, V]
             nll[rows] = log_probs.gather(-1, labels[rows].unsqueeze(-1)).squeeze(-1).neg_()
             uniform[rows] = (log_probs[:, pad_id] - log_probs.sum(-1)) / other_classes
@@ -78,7 +79,7 @@ class _SmoothedCrossEntropy(torch.autograd.Function):
         uniform = epsilon / (logits.shape[-1] - 1)
         row_grad = (grad_loss * real.to(dtype)).unsqueeze(-1)  # [N, 1]: 0 on padding
         grad = torch.empty_like(logits)
-        for rows in _blocks(logits.shape[0], _SmoothedCrossEntropy.ROWS):
+        for rows in _blocks(logits):
             g = row_grad[rows]
             # (p - q) · g, with q = uniform on every class but padding, plus 1 - ε on the label
             block = torch.softmax(logits[rows], dim=-1, dtype=dtype).sub_(uniform).mul_(g)
@@ -88,5 +89,7 @@ class _SmoothedCrossEntropy(torch.autograd.Function):
         return grad, None, None, None, None
 
 
-def _blocks(n: int, size: int) -> list[slice]:
+def _blocks(logits: Tensor) -> list[slice]:
+    n = logits.shape[0]
+    size = _SmoothedCrossEntropy.ROWS if logits.device.type == "cpu" else max(n, 1)
     return [slice(start, min(start + size, n)) for start in range(0, n, size)]
