@@ -47,12 +47,11 @@ class Dropout(nn.Module):
 
     LEVELS = 1 << 15
 
-    def __init__(self, p: float):
+    def __init__(self, p: float):  # 0 <= p < 1, as ModelConfig checks
         super().__init__()
-        if not 0.0 <= p < 1.0:
-            raise ValueError(f"dropout must be in [0, 1), not {p}")
         self.p = p
-        self.threshold = round(p * self.LEVELS)  # drop where the 15 bits are below this
+        # drop where the 15 bits are below this; p near 1 still keeps one level in 32,768
+        self.threshold = min(round(p * self.LEVELS), self.LEVELS - 1)
 
     def forward(self, x: Tensor) -> Tensor:
         if not self.training or self.p == 0.0:

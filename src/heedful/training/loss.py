@@ -76,14 +76,14 @@ class _SmoothedCrossEntropy(torch.autograd.Function):
         logits, labels, real = ctx.saved_tensors
         epsilon, pad_id = ctx.epsilon, ctx.pad_id
         dtype = torch.promote_types(logits.dtype, torch.float32)
-        uniform = epsilon / (logits.shape[-1] - 1)
+        q_other = epsilon / (logits.shape[-1] - 1)  # q on every class but padding and the label
         row_grad = (grad_loss * real.to(dtype)).unsqueeze(-1)  # [N, 1]: 0 on padding
         grad = torch.empty_like(logits)
         for rows in _blocks(logits):
             g = row_grad[rows]
-            # (p - q) · g, with q = uniform on every class but padding, plus 1 - ε on the label
-            block = torch.softmax(logits[rows], dim=-1, dtype=dtype).sub_(uniform).mul_(g)
-            block[:, pad_id] += uniform * g.squeeze(-1)
+            # (p - q) · g, with q = q_other on every class but padding, plus 1 - ε on the label
+            block = torch.softmax(logits[rows], dim=-1, dtype=dtype).sub_(q_other).mul_(g)
+            block[:, pad_id] += q_other * g.squeeze(-1)
             block.scatter_add_(-1, labels[rows].unsqueeze(-1), -(1.0 - epsilon) * g)
             grad[rows] = block
         return grad, None, None, None, None
