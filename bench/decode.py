@@ -13,8 +13,11 @@ same glibc allocator settings for all engines (the script re-executes itself wit
 
 Each engine runs in a process of its own: in one shared process the engines' thread pools (two
 OpenMP runtimes, PyTorch's and CTranslate2's) slowed each other down, every engine by up to 2x.
-A round starts one process per engine and precision in turn; each times ``--repeats`` runs of
-each search after a warm-up run. A cell is the best over all rounds, in sentences per second.
+A round starts one process per engine and precision in turn (the engines' order reversed every
+other round); each times ``--repeats`` runs of each search after a warm-up run. A cell is the best
+over all rounds, in sentences per second. Because this machine's speed drifts by 20-40% within an
+hour, a second table pairs heedful with CTranslate2 within each round (their processes run back
+to back) and gives the median of those per-round ratios, with the lowest and the highest.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import argparse
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -210,22 +214,28 @@ def main() -> None:
             directory = Path(tmp) / size
             write_marian_dir(directory, size)
             best: dict[tuple, list] = {}
-            for _ in range(args.rounds):  # engines take turns: noise hits them alike
+            per_round: dict[tuple, list[float]] = {}
+            for round_ in range(args.rounds):  # engines take turns: noise hits them alike
+                engines = args.engines if round_ % 2 == 0 else args.engines[::-1]
                 for precision in ("fp32", "int8"):
-                    for engine in args.engines:
+                    for engine in engines:
                         found = measure(engine, directory, precision, args.repeats)
                         for search, (rate, cpu) in found.items():
                             key = (search, precision, engine)
+                            per_round.setdefault(key, []).append(rate)
                             if key not in best or rate > best[key][0]:
                                 best[key] = [rate, cpu]
             for (search, precision, engine), (rate, cpu) in best.items():
                 row = dict(
                     size=size, search=search, precision=precision, engine=engine,
                     sentences_per_second=round(rate, 1), cpu_seconds=round(cpu, 3),
+                    per_round=[round(r, 1) for r in per_round[search, precision, engine]],
                 )  # fmt: skip
                 rows.append(row)
                 print(json.dumps(row), file=sys.stderr, flush=True)
     print(table(rows))
+    print()
+    print(paired_table(rows))
     if args.json:
         info = {
             "threads": THREADS, "batch": BATCH, "source_tokens": SRC_LEN,
@@ -253,6 +263,39 @@ def table(rows: list[dict]) -> str:
             values += [_fmt(get["hf"]), _fmt(get["ct2"]), _fmt(get["heedful"])]
             values.append("" if ratio is None else f"{ratio:.2f}x")
         lines.append(f"| {size} | {search} | " + " | ".join(values) + " |")
+    return "\n".join(lines)
+
+
+def paired_ratios(rows: list[dict]) -> dict[tuple, list[float]]:
+    """(size, search, precision) -> heedful / CTranslate2 in each round, the two processes
+    having run back to back."""
+    rates = {(r["size"], r["search"], r["precision"], r["engine"]): r["per_round"] for r in rows}
+    ratios = {}
+    for (size, search, precision, engine), ours in rates.items():
+        theirs = rates.get((size, search, precision, "ct2"))
+        if engine == "heedful" and theirs:
+            ratios[size, search, precision] = [a / b for a, b in zip(ours, theirs, strict=True)]
+    return ratios
+
+
+def paired_table(rows: list[dict]) -> str:
+    """The per-round ratios heedful / CTranslate2: median (lowest-highest) over the rounds."""
+    ratios = paired_ratios(rows)
+    lines = [
+        "| model | search | heedful / CT2 fp32, per round | heedful / CT2 int8, per round |",
+        "| --- | --- | --- | --- |",
+    ]
+    for size, search in sorted({k[:2] for k in ratios}, key=_order):
+        cells = []
+        for precision in ("fp32", "int8"):
+            found = ratios.get((size, search, precision))
+            cells.append(
+                ""
+                if not found
+                else f"{statistics.median(found):.2f}x ({min(found):.2f}-{max(found):.2f}, "
+                f"{len(found)} rounds)"
+            )
+        lines.append(f"| {size} | {search} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
