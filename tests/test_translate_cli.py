@@ -101,6 +101,25 @@ def test_translate_bad_input(capsys, model_dir, tmp_path):
     assert code == 1 and "--n-best" in err
 
 
+def test_cli_warnings_are_one_line(model_dir):
+    # a real process: pytest records warnings itself, so they never reach stderr in-process
+    import os
+    import subprocess
+    import sys
+
+    long_line = " ".join(["gato"] * 100)
+    env = {**os.environ, "HEEDFUL_KEEP_MALLOC": "1"}
+    out = subprocess.run(
+        [sys.executable, "-m", "heedful", "translate", "--model", str(model_dir), "--beam", "1",
+         long_line],
+        capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+    assert out.returncode == 0 and out.stdout.count("\n") == 1
+    lines = out.stderr.splitlines()
+    assert lines[0].startswith("heedful translate: warning: a source of "), out.stderr
+    assert "max_positions=40" in lines[0] and len(lines) == 1, out.stderr
+
+
 def test_evaluate_tsv_and_aligned_files_as_json(capsys, model_dir, expected, tmp_path):
     import sacrebleu
 

@@ -8,6 +8,7 @@ import argparse
 import importlib
 import os
 import sys
+import warnings
 
 # name -> (module, one-line help)
 COMMANDS = {
@@ -67,6 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "_missing", None):
         print(f"heedful {args._missing}: not implemented yet", file=sys.stderr)
         return 2
+    default_format = warnings.formatwarning
+    warnings.formatwarning = _warning_format(args.command)
     try:
         return args._run(args) or 0
     except (FileNotFoundError, ValueError) as e:
@@ -75,6 +78,19 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"heedful {args.command}: interrupted", file=sys.stderr)
         return 130
+    finally:
+        warnings.formatwarning = default_format
+
+
+def _warning_format(command: str):
+    """Warnings as one line, like errors: `heedful translate: warning: ...` (Python's default
+    adds the file and line of heedful's code that warned, which means nothing to a CLI user)."""
+
+    def format_warning(message, category, filename, lineno, line=None) -> str:
+        kind = "warning" if category is UserWarning else category.__name__
+        return f"heedful {command}: {kind}: {message}\n"
+
+    return format_warning
 
 
 if __name__ == "__main__":
