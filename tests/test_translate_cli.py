@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -103,10 +106,6 @@ def test_translate_bad_input(capsys, model_dir, tmp_path):
 
 def test_cli_warnings_are_one_line(model_dir):
     # a real process: pytest records warnings itself, so they never reach stderr in-process
-    import os
-    import subprocess
-    import sys
-
     long_line = " ".join(["gato"] * 100)
     env = {**os.environ, "HEEDFUL_KEEP_MALLOC": "1"}
     out = subprocess.run(
