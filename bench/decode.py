@@ -213,23 +213,20 @@ def main() -> None:
         for size in args.sizes:
             directory = Path(tmp) / size
             write_marian_dir(directory, size)
-            best: dict[tuple, list] = {}
-            per_round: dict[tuple, list[float]] = {}
+            runs: dict[tuple, list[tuple[float, float]]] = {}  # -> (rate, cpu) per round
             for round_ in range(args.rounds):  # engines take turns: noise hits them alike
                 engines = args.engines if round_ % 2 == 0 else args.engines[::-1]
                 for precision in ("fp32", "int8"):
                     for engine in engines:
                         found = measure(engine, directory, precision, args.repeats)
                         for search, (rate, cpu) in found.items():
-                            key = (search, precision, engine)
-                            per_round.setdefault(key, []).append(rate)
-                            if key not in best or rate > best[key][0]:
-                                best[key] = [rate, cpu]
-            for (search, precision, engine), (rate, cpu) in best.items():
+                            runs.setdefault((search, precision, engine), []).append((rate, cpu))
+            for (search, precision, engine), per_round in runs.items():
+                rate, cpu = max(per_round)
                 row = dict(
                     size=size, search=search, precision=precision, engine=engine,
                     sentences_per_second=round(rate, 1), cpu_seconds=round(cpu, 3),
-                    per_round=[round(r, 1) for r in per_round[search, precision, engine]],
+                    per_round=[round(r, 1) for r, _ in per_round],
                 )  # fmt: skip
                 rows.append(row)
                 print(json.dumps(row), file=sys.stderr, flush=True)
@@ -267,8 +264,8 @@ def table(rows: list[dict]) -> str:
 
 
 def paired_ratios(rows: list[dict]) -> dict[tuple, list[float]]:
-    """(size, search, precision) -> heedful / CTranslate2 in each round, the two processes
-    having run back to back."""
+    """(size, search, precision) -> heedful / CTranslate2 in each round (with the default
+    engine order, the two processes ran back to back)."""
     rates = {(r["size"], r["search"], r["precision"], r["engine"]): r["per_round"] for r in rows}
     ratios = {}
     for (size, search, precision, engine), ours in rates.items():
@@ -286,17 +283,16 @@ def paired_table(rows: list[dict]) -> str:
         "| --- | --- | --- | --- |",
     ]
     for size, search in sorted({k[:2] for k in ratios}, key=_order):
-        cells = []
-        for precision in ("fp32", "int8"):
-            found = ratios.get((size, search, precision))
-            cells.append(
-                ""
-                if not found
-                else f"{statistics.median(found):.2f}x ({min(found):.2f}-{max(found):.2f}, "
-                f"{len(found)} rounds)"
-            )
+        cells = [_spread(ratios.get((size, search, p), [])) for p in ("fp32", "int8")]
         lines.append(f"| {size} | {search} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def _spread(ratios: list[float]) -> str:
+    if not ratios:
+        return ""
+    low, high, n = min(ratios), max(ratios), len(ratios)
+    return f"{statistics.median(ratios):.2f}x ({low:.2f}-{high:.2f}, {n} rounds)"
 
 
 def _order(key):
