@@ -89,11 +89,12 @@ def test_translate_n_best_moses_format(capsys, model_dir):
 
 def test_translate_bad_input(capsys, model_dir, tmp_path):
     long_line = " ".join(["gato"] * 10_000)
-    with pytest.warns(UserWarning, match="max_positions=40"):
+    with pytest.warns(UserWarning, match="max_positions=40") as warned:
         code, out, err = heedful(capsys, "translate", "--model", model_dir, "--beam", 1, "   ",
                                  "😀 中文", long_line)  # fmt: skip
     lines = out.split("\n")
-    assert code == 0 and len(lines) == 4 and lines[0] == "" and lines[3] == ""
+    assert code == 0 and len(lines) == 4 and lines[0] == lines[1] == lines[3] == ""
+    assert any("outside the model's vocabulary" in str(w.message) for w in warned)
     code, out, err = heedful(capsys, "translate", "--model", tmp_path / "missing", "hola")
     assert code == 1 and "missing" in err and out == ""
     bad = tmp_path / "bad.es"

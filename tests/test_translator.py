@@ -174,6 +174,21 @@ def test_out_of_vocabulary_characters_and_emoji(translator):
     assert isinstance(out[0], str) and out[0] and out[1] == ""
 
 
+def test_a_source_of_nothing_but_unknown_characters_is_left_untranslated_with_a_warning(
+    translator, tokenizer
+):
+    """A model cannot translate what it cannot read: such a source gives "" and a warning
+    instead of a hallucination; a source with some known word is still translated."""
+    texts = ["🙂🙂", TEXTS[1], "中文 ☃", "🙂 " + TEXTS[1]]
+    assert all(set(tokenizer.pieces(tokenizer.encode(t))) <= {"▁", "<unk>", "</s>"} for t in
+               texts[::2]), "a test source is not all unknown"  # fmt: skip
+    with pytest.warns(UserWarning, match=r"2 sources hold only characters outside the model's vo"):
+        out = translator.translate(texts, beam_size=2)
+    assert out[0] == out[2] == ""
+    assert out[1] == translator.translate([TEXTS[1]], beam_size=2)[0] != ""
+    assert out[3] != ""
+
+
 def test_a_line_longer_than_max_positions_is_truncated_with_a_warning(tokenizer):
     translator = Translator(make_model(tokenizer, max_positions=64), tokenizer)
     line = " ".join(["gato"] * 10_000)

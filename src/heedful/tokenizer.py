@@ -30,6 +30,8 @@ def normalize(text: str) -> str:
 class Tokenizer:
     """A sentencepiece model with heedful's special ids: pad 0, bos 1, eos 2, unk 3."""
 
+    unk_id = UNK_ID
+
     def __init__(self, model_proto: bytes):
         self.proto = model_proto
         self.sp = spm.SentencePieceProcessor(model_proto=model_proto)

@@ -7,8 +7,8 @@
 The Translator only prepares batches and turns ids into text; the searches themselves live in
 ``heedful.search`` and see the model through one step function. Special ids (pad, end of
 sentence, the decoder's start token) come from ``model.config``, so an imported Marian model with
-its own tokenizer (anything with ``encode``, ``encode_batch``, ``decode`` and ``pieces``) works
-the same way.
+its own tokenizer (anything with ``encode``, ``encode_batch``, ``decode`` and ``pieces``; and
+``unk_id``, if it has an unknown piece) works the same way.
 """
 
 from __future__ import annotations
@@ -141,11 +141,17 @@ class Translator:
         if isinstance(texts, str):
             raise TypeError("translate takes a list of texts; wrap a single text in a list")
         src_ids = self.tokenizer.encode_batch(list(texts))
-        todo = [
-            i
-            for i, (text, ids) in enumerate(zip(texts, src_ids, strict=True))
-            if self._has_content(text, ids)
-        ]
+        todo, unreadable = [], []
+        for i, (text, ids) in enumerate(zip(texts, src_ids, strict=True)):
+            if text.strip() and any(t != self.config.eos_id for t in ids):
+                (todo if self._knows_some_of(ids) else unreadable).append(i)
+        if unreadable:
+            warnings.warn(
+                f"{len(unreadable)} source{'s hold' if len(unreadable) > 1 else ' holds'} only "
+                "characters outside the model's vocabulary (the first: "
+                f"{texts[unreadable[0]][:40]!r}); left untranslated",
+                stacklevel=3,
+            )
         hypotheses = self.generate(
             [src_ids[i] for i in todo], beam_size, max_length=max_length, min_length=min_length,
             length_penalty=length_penalty, length_penalty_form=length_penalty_form, n_best=n_best,
@@ -156,8 +162,12 @@ class Translator:
             out[i] = [Translation(self._text(h.tokens), h.score, h.tokens) for h in options]
         return out
 
-    def _has_content(self, text: str, ids: list[int]) -> bool:
-        return bool(text.strip()) and any(i != self.config.eos_id for i in ids)
+    def _knows_some_of(self, ids: list[int]) -> bool:
+        """Whether a source holds a piece other than unknown characters, a bare word boundary
+        and end-of-sentence: from nothing else a model can only hallucinate."""
+        unknown = {self.config.eos_id, getattr(self.tokenizer, "unk_id", None)}
+        pieces = self.tokenizer.pieces(ids)
+        return any(i not in unknown and p != "\u2581" for i, p in zip(ids, pieces, strict=True))
 
     def _text(self, tokens: list[int]) -> str:
         return self.tokenizer.decode([i for i in tokens if i != self.config.eos_id])
