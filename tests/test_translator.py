@@ -14,7 +14,7 @@ from heedful.lm import DecoderOnlyLM
 from heedful.model import Transformer
 from heedful.search import LengthPenalty, Stepped, beam_search, greedy_search
 from heedful.tokenizer import Tokenizer
-from heedful.translator import Translator, _BeamCache, quantize_model
+from heedful.translator import Sampling, Translator, _BeamCache, quantize_model
 
 TEXTS = [
     "el gato come pescado",
@@ -56,6 +56,13 @@ def sources(tokenizer):
     return tokenizer.encode_batch(TEXTS)
 
 
+def test_the_package_exports_the_translation_api():
+    import heedful
+
+    assert (heedful.Translator, heedful.Sampling) == (Translator, Sampling)
+    assert {"Translator", "Translation", "Sampling", "LengthPenalty"} <= set(heedful.__all__)
+
+
 def test_translate_keeps_order_and_blank_inputs_give_empty_text(translator):
     texts = ["hola mundo", "", "   \t", TEXTS[2], "hola mundo"]
     out = translator.translate(texts, beam_size=2)
@@ -72,6 +79,43 @@ def test_batched_equals_one_by_one(translator, tokenizer, beam_size):
         (alone,) = translator.generate([ids], beam_size, max_length=15)
         assert hypotheses[0].tokens == alone[0].tokens
         assert hypotheses[0].score == pytest.approx(alone[0].score, abs=1e-4)
+
+
+@torch.no_grad()
+def forced_log_prob(translator, src_ids, tokens):
+    """log P(tokens | source) from one teacher-forced pass of the model."""
+    start = translator.config.start_id
+    logits = translator.model(torch.tensor([src_ids]), torch.tensor([[start, *tokens[:-1]]]))
+    return float(logits[0].log_softmax(-1).gather(1, torch.tensor(tokens)[:, None]).sum())
+
+
+def test_sampling_draws_beam_size_translations_and_keeps_the_n_best(translator, tokenizer):
+    src = sources(tokenizer)
+
+    def draw(n_best, seed=3):
+        sampling = Sampling(temperature=5.0, top_p=0.98, seed=seed)
+        return translator.generate(src, 5, n_best=n_best, max_length=12, sampling=sampling)
+
+    every, kept = draw(5), draw(3)
+    for ids, drawn, best in zip(src, every, kept, strict=True):
+        assert [h.tokens for h in best] == [h.tokens for h in drawn[:3]]  # the same seed
+        scores = [h.score for h in drawn]
+        assert scores == sorted(scores, reverse=True)
+        for h in drawn:
+            assert h.log_prob == pytest.approx(forced_log_prob(translator, ids, h.tokens), abs=1e-4)
+            assert h.score == pytest.approx(h.log_prob / LengthPenalty()(len(h.tokens)))
+        assert len({tuple(h.tokens) for h in drawn}) > 1, "five draws, all the same"
+    tokens = [[h.tokens for h in found] for found in kept]
+    assert tokens != [[h.tokens for h in found] for found in draw(3, seed=4)]
+    with pytest.raises(ValueError, match="n_best=6"):
+        draw(6)
+
+
+def test_sampling_from_the_most_probable_token_only_is_greedy(translator, tokenizer):
+    src = sources(tokenizer)
+    greedy = translator.generate(src, 1, max_length=12)
+    drawn = translator.generate(src, 1, max_length=12, sampling=Sampling(top_k=1, temperature=3))
+    assert [h[0].tokens for h in drawn] == [h[0].tokens for h in greedy]
 
 
 def test_beams_share_one_copy_of_the_cross_attention_keys_and_values(translator, tokenizer):

@@ -14,6 +14,8 @@ from heedful.model import (
     Transformer,
     TransformerOutput,
 )
+from heedful.search import LengthPenalty, Sampling
+from heedful.translator import Translation, Translator
 
 __version__ = "0.1.0"
 
@@ -24,11 +26,15 @@ __all__ = [
     "HeadMask",
     "KeyValue",
     "LMCache",
+    "LengthPenalty",
     "Memory",
     "ModelConfig",
     "MultiHeadAttention",
+    "Sampling",
     "StepOutput",
     "Transformer",
     "TransformerOutput",
+    "Translation",
+    "Translator",
     "scaled_dot_product_attention",
 ]

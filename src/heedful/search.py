@@ -51,6 +51,21 @@ class LengthPenalty:
         return float(length) ** self.alpha
 
 
+@dataclass(frozen=True)
+class Sampling:
+    """Draw each next token instead of searching (see ``sample``): from softmax(logits /
+    temperature), restricted to the ``top_k`` most probable tokens (0: all) and to the smallest
+    set whose probability reaches ``top_p``. ``seed``: the same seed draws the same tokens."""
+
+    temperature: float = 1.0
+    top_k: int = 0
+    top_p: float = 1.0
+    seed: int | None = None
+
+    def generator(self) -> torch.Generator | None:
+        return None if self.seed is None else torch.Generator().manual_seed(self.seed)
+
+
 @dataclass
 class Stepped:
     """What one step returns: the next-token logits of every row and the extended cache.
@@ -303,7 +318,9 @@ def sample(
     """Draw each next token from softmax(logits / temperature), restricted to the ``top_k`` most
     probable tokens (0: all) and to the smallest set whose probability reaches ``top_p``."""
     if temperature <= 0:
-        raise ValueError(f"temperature must be > 0, not {temperature} (use greedy_search)")
+        raise ValueError(
+            f"temperature must be > 0, not {temperature} (greedy search: the most probable token)"
+        )
     if not 0 < top_p <= 1:
         raise ValueError(f"top_p must be in (0, 1], not {top_p}")
 

@@ -14,7 +14,7 @@ its own tokenizer (anything with ``encode``, ``encode_batch``, ``decode`` and ``
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,17 +23,19 @@ from torch import Tensor
 
 from heedful.attended import Attended
 from heedful.cpu import OneDNNWeights, onednn_linears, quantize_model
-from heedful.model import DecoderCache, Transformer
+from heedful.model import DecoderCache, Memory, Transformer
 from heedful.search import (
     Hypothesis,
     LengthPenalty,
     PenaltyForm,
+    Sampling,
     Stepped,
     beam_search,
     greedy_search,
+    sample,
 )
 
-__all__ = ["Translation", "Translator", "quantize_model"]
+__all__ = ["Sampling", "Translation", "Translator", "quantize_model"]
 
 EXTRA_LENGTH = 50  # maximum output length = source length + 50 (paper §6.1)
 
@@ -57,6 +59,14 @@ class _BeamCache:
 
     def reorder(self, index: Tensor) -> _BeamCache:
         return _BeamCache(self.inner.reorder(index, self.group), self.group)
+
+
+def _best_draws(
+    drawn: list[Hypothesis], length_penalty: LengthPenalty, n_best: int
+) -> list[Hypothesis]:
+    """The n_best of a source's sampled translations, scored as beam search scores its own."""
+    scored = [replace(h, score=h.log_prob / length_penalty(len(h.tokens))) for h in drawn]
+    return sorted(scored, key=lambda h: -h.score)[:n_best]
 
 
 class Translator:
@@ -116,12 +126,13 @@ class Translator:
         length_penalty: float = 0.6,
         length_penalty_form: PenaltyForm = "gnmt",
         batch_size: int = 32,
+        sampling: Sampling | None = None,
     ) -> list[str]:
         """Translate each text (best hypothesis); empty or blank texts give ""."""
         n_best = self.translate_n_best(
             texts, beam_size, n_best=1, max_length=max_length, min_length=min_length,
             length_penalty=length_penalty, length_penalty_form=length_penalty_form,
-            batch_size=batch_size,
+            batch_size=batch_size, sampling=sampling,
         )  # fmt: skip
         return [options[0].text for options in n_best]
 
@@ -136,6 +147,7 @@ class Translator:
         length_penalty: float = 0.6,
         length_penalty_form: PenaltyForm = "gnmt",
         batch_size: int = 32,
+        sampling: Sampling | None = None,
     ) -> list[list[Translation]]:
         """The ``n_best`` translations of each text, best first, with their scores."""
         if isinstance(texts, str):
@@ -155,7 +167,7 @@ class Translator:
         hypotheses = self.generate(
             [src_ids[i] for i in todo], beam_size, max_length=max_length, min_length=min_length,
             length_penalty=length_penalty, length_penalty_form=length_penalty_form, n_best=n_best,
-            batch_size=batch_size,
+            batch_size=batch_size, sampling=sampling,
         )  # fmt: skip
         out: list[list[Translation]] = [[Translation("", 0.0, [])] for _ in texts]
         for i, options in zip(todo, hypotheses, strict=True):
@@ -187,6 +199,7 @@ class Translator:
         n_best: int = 1,
         batch_size: int = 32,
         keep_attention: bool = False,
+        sampling: Sampling | None = None,
     ) -> list[list[Hypothesis]]:
         """Token-id level translation: per source (ids ending with end-of-sentence), its n_best
         hypotheses, best first. ``max_length``: generated tokens at most, default source length
@@ -194,13 +207,16 @@ class Translator:
         length into batches of ``batch_size``; results come back in the caller's order.
         ``keep_attention``: each hypothesis's trace holds, per token, its decoder self-attention
         [L, H, t] and cross-attention [L, H, S] (beam search reorders them with the beams).
+        ``sampling``: instead of searching, draw ``beam_size`` translations of each source and
+        keep the ``n_best`` of them by score, log P(Y) / lp(|Y|) (fairseq's ``--sampling``).
         """
         if beam_size < 1:
             raise ValueError(f"beam_size must be >= 1, not {beam_size}")
-        if beam_size == 1 and n_best != 1:
-            raise ValueError(f"n_best={n_best} needs beam_size >= n_best")
+        if not 1 <= n_best <= beam_size:
+            raise ValueError(f"n_best={n_best} needs 1 <= n_best <= beam_size={beam_size}")
         sources = [self._fit_source(ids) for ids in src_ids]
         penalty = LengthPenalty(length_penalty, length_penalty_form)
+        generator = None if sampling is None else sampling.generator()
         order = sorted(range(len(sources)), key=lambda i: -len(sources[i]))
         results: list[list[Hypothesis]] = [[] for _ in sources]
         with onednn_linears(self.model, self._onednn_weights):
@@ -210,25 +226,41 @@ class Translator:
                 found = self._search(
                     [sources[i] for i in batch], lengths, beam_size=beam_size,
                     min_length=min_length, length_penalty=penalty, n_best=n_best,
-                    keep_attention=keep_attention,
+                    keep_attention=keep_attention, sampling=sampling, generator=generator,
                 )  # fmt: skip
                 for i, hypotheses in zip(batch, found, strict=True):
                     results[i] = hypotheses
         return results
 
     def _search(self, sources, max_lengths, *, beam_size, min_length, length_penalty, n_best,
-                keep_attention) -> list[list[Hypothesis]]:  # fmt: skip
+                keep_attention, sampling, generator) -> list[list[Hypothesis]]:  # fmt: skip
         config = self.config
         src = self._pad(sources)
         memory = self.model.encode(src)
+        draws = 1
+        if sampling is not None:  # each source's beam_size draws are rows side by side
+            draws, beam_size = beam_size, 1
+            memory = Memory(memory.states.repeat_interleave(draws, 0),
+                            memory.mask.repeat_interleave(draws, 0))  # fmt: skip
+            max_lengths = [n for n in max_lengths for _ in range(draws)]
         # the decoder reads the start token and at most max_length - 1 generated tokens
         cache = _BeamCache(self.model.start_decoding(memory, max(max_lengths)), beam_size)
-        start = torch.full((len(sources), 1), config.start_id, dtype=torch.long, device=src.device)
+        rows = len(max_lengths)
+        start = torch.full((rows, 1), config.start_id, dtype=torch.long, device=src.device)
         step = self._step_function(keep_attention)
         common = dict(
             eos_id=config.eos_id, max_length=max_lengths, min_length=min_length,
             banned=self.banned_ids(), force_eos=self.force_eos, keep_trace=keep_attention,
         )  # fmt: skip
+        if sampling is not None:
+            drawn = sample(
+                step, cache, start, temperature=sampling.temperature, top_k=sampling.top_k,
+                top_p=sampling.top_p, generator=generator, **common,
+            )  # fmt: skip
+            return [
+                _best_draws(drawn[i : i + draws], length_penalty, n_best)
+                for i in range(0, rows, draws)
+            ]
         if beam_size == 1:
             return [[h] for h in greedy_search(step, cache, start, **common)]
         return beam_search(

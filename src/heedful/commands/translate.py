@@ -4,6 +4,7 @@ heedful translate --model DIR "Hola, mundo." "¿Qué tal?"
 heedful translate --model DIR -i news.es -o news.en          # a progress bar on stderr
 cat news.es | heedful translate --model DIR --beam 5 --json  # one JSON object per line
 heedful translate --model DIR --n-best 3 "Hola."             # Moses n-best: i ||| text ||| score
+heedful translate --model DIR --sample --top-p 0.9 "Hola."   # draw 4 translations, keep the best
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from typing import TextIO
 
 from heedful.bundled import resolve_model
-from heedful.translator import Translation, Translator
+from heedful.translator import Sampling, Translation, Translator
 
 
 def add_decoding_arguments(parser: argparse.ArgumentParser) -> None:
@@ -69,10 +70,36 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--n-best", type=int, default=1, metavar="N", help="translations per source (default 1)"
     )
     parser.add_argument("--json", action="store_true", help="one JSON object per source")
+    sampling = parser.add_argument_group(
+        "sampling", "draw --beam K translations of each source instead of searching, and keep "
+        "the --n-best of them by score (fairseq's --sampling)",
+    )  # fmt: skip
+    sampling.add_argument("--sample", action="store_true", help="sample instead of searching")
+    sampling.add_argument(
+        "--temperature", type=float, metavar="T", help="divide the logits by T (default 1.0)"
+    )
+    sampling.add_argument(
+        "--top-k", type=int, metavar="K", help="draw from the K most probable tokens only"
+    )
+    sampling.add_argument(
+        "--top-p", type=float, metavar="P", help="draw from the fewest tokens reaching P"
+    )
+    sampling.add_argument("--seed", type=int, help="the same seed draws the same translations")
+
+
+def sampling_option(args: argparse.Namespace) -> Sampling | None:
+    given = {name: getattr(args, name) for name in ("temperature", "top_k", "top_p", "seed")}
+    if not args.sample:
+        if any(value is not None for value in given.values()):
+            flag = next(name for name, value in given.items() if value is not None)
+            raise ValueError(f"--{flag.replace('_', '-')} needs --sample")
+        return None
+    return Sampling(**{name: value for name, value in given.items() if value is not None})
 
 
 def run(args: argparse.Namespace) -> int:
     options = decoding_options(args)
+    options["sampling"] = sampling_option(args)
     if not 1 <= args.n_best <= args.beam:
         raise ValueError(f"--n-best must be between 1 and --beam ({args.beam}), not {args.n_best}")
     if args.texts and args.input:
