@@ -1,6 +1,7 @@
 """Decoding speed: heedful against HF ``MarianMTModel.generate`` and CTranslate2, same weights.
 
     python bench/decode.py [--sizes small base] [--rounds 3] [--json bench/results/decode.json]
+    python bench/decode.py --sizes --bundled es-en en-fr --engines ct2 heedful --repeats 1
 
 One random Marian model per size (HF ``MarianConfig``: swish, concatenated sinusoids, scaled
 embeddings, final logits bias, decoder starting from pad; vocabulary 8,000) is saved as a Marian
@@ -18,6 +19,12 @@ other round); each times ``--repeats`` runs of each search after a warm-up run. 
 over all rounds, in sentences per second. Because this machine's speed drifts by 20-40% within an
 hour, a second table pairs heedful with CTranslate2 within each round (their processes run back
 to back) and gives the median of those per-round ratios, with the lowest and the highest.
+
+``--bundled``: also real sentences, as they come: a bundled model (models/NAME, a heedful model,
+so not HF) translates its whole dev set with heedful and with CTranslate2 (the model exported by
+``heedful export``), batches of 32 sorted by length, outputs as long as each search makes them
+(heedful: at most source + 50 tokens; CTranslate2: at most 256). Tokenising is left out of the
+timing, detokenising is in; each engine's BLEU on the dev set shows they translate alike.
 """
 
 from __future__ import annotations
@@ -154,24 +161,74 @@ def ct2_engine(directory: Path, int8: bool):
 ENGINES = {"hf": hf_engine, "ct2": ct2_engine, "heedful": heedful_engine}
 
 
+def bundled_engine(engine: str, directory: Path, int8: bool, scratch: Path):
+    """A bundled model on its dev set: (run(beam) -> translations, references)."""
+    from heedful.data.readers import read_split
+    from heedful.translator import Translator
+
+    translator = Translator.load(directory, quantize="int8" if int8 else None)
+    data, tokenizer = translator.meta["data"], translator.tokenizer
+    dev = read_split(data["root"], data["dev"], data["src"], data["tgt"], tuple(data["columns"]))
+    ids = tokenizer.encode_batch(dev.sources)
+    if engine == "heedful":
+
+        def run(beam: int) -> list[str]:
+            found = translator.generate(
+                ids, beam, length_penalty=1.0, length_penalty_form="power", batch_size=BATCH
+            )
+            return [translator._text(h[0].tokens) for h in found]
+
+        return run, dev.targets
+    import ctranslate2
+
+    from heedful.interop.ctranslate2 import export_ctranslate2
+
+    exported = export_ctranslate2(directory, scratch / "ct2", quantization="int8" if int8 else None)
+    ct2 = ctranslate2.Translator(
+        str(exported), device="cpu", compute_type="int8" if int8 else "float32",
+        inter_threads=1, intra_threads=THREADS,
+    )  # fmt: skip
+    pieces = [tokenizer.pieces(source[:-1]) for source in ids]  # CTranslate2 adds </s>
+
+    def run(beam: int) -> list[str]:
+        results = ct2.translate_batch(
+            pieces, beam_size=beam, length_penalty=1.0, max_batch_size=BATCH
+        )
+        return [tokenizer.sp.decode_pieces(r.hypotheses[0]) for r in results]
+
+    return run, dev.targets
+
+
 def worker(engine: str, directory: Path, precision: str, repeats: int) -> None:
     """In a process of its own: time one engine at one precision, greedy and beam 4; prints JSON
-    {search: [sentences per second, CPU seconds of the fastest run]}."""
+    {search: [sentences per second, CPU seconds of the fastest run(, BLEU of a bundled model)]}."""
+    import sacrebleu
+
     torch.set_num_threads(THREADS)
     warnings.filterwarnings("ignore")
-    run = ENGINES[engine](directory, precision == "int8")
+    scratch = tempfile.TemporaryDirectory()
+    bundled = json.loads((directory / "config.json").read_text()).get("format") == "heedful"
+    if bundled:
+        run, references = bundled_engine(engine, directory, precision == "int8", Path(scratch.name))
+    else:
+        run = ENGINES[engine](directory, precision == "int8")
     found = {}
     for beam in (1, 4):
-        lengths = run(beam)  # warm-up
-        if set(lengths) != {NEW_TOKENS}:
-            raise SystemExit(f"{engine} generated {sorted(set(lengths))} tokens, not {NEW_TOKENS}")
+        out = run(beam)  # warm-up
+        if bundled:
+            quality = [round(sacrebleu.corpus_bleu(out, [references]).score, 2)]
+        elif set(out) != {NEW_TOKENS}:
+            raise SystemExit(f"{engine} generated {sorted(set(out))} tokens, not {NEW_TOKENS}")
+        else:
+            quality = []
         best = best_cpu = float("inf")
         for _ in range(repeats):
             start, start_cpu = time.perf_counter(), time.process_time()
             run(beam)
             best = min(best, time.perf_counter() - start)
             best_cpu = min(best_cpu, time.process_time() - start_cpu)
-        found[_search(beam)] = [BATCH / best, best_cpu]
+        found[_search(beam)] = [len(out) / best, best_cpu, *quality]
+    scratch.cleanup()
     print(json.dumps(found))
 
 
@@ -191,7 +248,9 @@ def _search(beam: int) -> str:
 def main() -> None:
     global THREADS
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sizes", nargs="+", default=list(SIZES), choices=list(SIZES))
+    parser.add_argument("--sizes", nargs="*", default=list(SIZES), choices=list(SIZES))
+    parser.add_argument("--bundled", nargs="*", default=[], metavar="NAME",
+                        help="also bundled models (models/NAME) on their dev sets")  # fmt: skip
     parser.add_argument("--engines", nargs="+", default=list(ENGINES), choices=list(ENGINES))
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per search per round")
@@ -208,31 +267,42 @@ def main() -> None:
     torch.set_num_threads(THREADS)
     warnings.filterwarnings("ignore")
 
+    from heedful.bundled import model_dir
+
     rows, load_before = [], os.getloadavg()  # other work on the machine skews every engine
     with tempfile.TemporaryDirectory() as tmp:
-        for size in args.sizes:
-            directory = Path(tmp) / size
+        models = [(size, Path(tmp) / size) for size in args.sizes]
+        for size, directory in models:
             write_marian_dir(directory, size)
-            runs: dict[tuple, list[tuple[float, float]]] = {}  # -> (rate, cpu) per round
+        models += [(f"{name} dev", model_dir(name)) for name in args.bundled]
+        for size, directory in models:
+            runs: dict[tuple, list[tuple]] = {}  # -> (rate, cpu[, BLEU]) per round
             for round_ in range(args.rounds):  # engines take turns: noise hits them alike
                 engines = args.engines if round_ % 2 == 0 else args.engines[::-1]
+                if size not in SIZES:  # a bundled model: a heedful model, which HF cannot load
+                    engines = [engine for engine in engines if engine != "hf"]
                 for precision in ("fp32", "int8"):
                     for engine in engines:
                         found = measure(engine, directory, precision, args.repeats)
-                        for search, (rate, cpu) in found.items():
-                            runs.setdefault((search, precision, engine), []).append((rate, cpu))
+                        for search, result in found.items():
+                            runs.setdefault((search, precision, engine), []).append(tuple(result))
             for (search, precision, engine), per_round in runs.items():
-                rate, cpu = max(per_round)
+                rate, cpu, *quality = max(per_round)
                 row = dict(
                     size=size, search=search, precision=precision, engine=engine,
                     sentences_per_second=round(rate, 1), cpu_seconds=round(cpu, 3),
-                    per_round=[round(r, 1) for r, _ in per_round],
+                    per_round=[round(r[0], 1) for r in per_round],
                 )  # fmt: skip
+                if quality:
+                    row["bleu"] = quality[0]
                 rows.append(row)
                 print(json.dumps(row), file=sys.stderr, flush=True)
     print(table(rows))
     print()
     print(paired_table(rows))
+    if any("bleu" in row for row in rows):
+        print()
+        print(bleu_table(rows))
     if args.json:
         info = {
             "threads": THREADS, "batch": BATCH, "source_tokens": SRC_LEN,
@@ -288,6 +358,20 @@ def paired_table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def bleu_table(rows: list[dict]) -> str:
+    """The bundled models' dev BLEU with each engine: the same weights should translate alike."""
+    bleu = {(r["size"], r["search"], r["precision"], r["engine"]): r["bleu"]
+            for r in rows if "bleu" in r}  # fmt: skip
+    lines = [
+        "| model | search | precision | CT2 BLEU | heedful BLEU |",
+        "| --- | --- | --- | ---: | ---: |",
+    ]
+    for size, search, precision in sorted({k[:3] for k in bleu}, key=_order):
+        cells = [str(bleu.get((size, search, precision, e), "")) for e in ("ct2", "heedful")]
+        lines.append(f"| {size} | {search} | {precision} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def _spread(ratios: list[float]) -> str:
     if not ratios:
         return ""
@@ -296,7 +380,8 @@ def _spread(ratios: list[float]) -> str:
 
 
 def _order(key):
-    return (list(SIZES).index(key[0]), key[1] != "greedy")
+    return (key[0] not in SIZES, list(SIZES).index(key[0]) if key[0] in SIZES else key[0],
+            key[1] != "greedy", *key[2:])  # fmt: skip
 
 
 def _fmt(value) -> str:
