@@ -176,7 +176,7 @@ def bundled_engine(engine: str, directory: Path, int8: bool, scratch: Path):
             found = translator.generate(
                 ids, beam, length_penalty=1.0, length_penalty_form="power", batch_size=BATCH
             )
-            return [translator._text(h[0].tokens) for h in found]
+            return [tokenizer.decode(h[0].tokens) for h in found]  # special ids dropped
 
         return run, dev.targets
     import ctranslate2
