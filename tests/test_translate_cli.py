@@ -57,7 +57,7 @@ def test_translate_texts(capsys, model_dir, expected):
 
 def test_translate_file_to_file(capsys, model_dir, expected, tmp_path):
     src, hyp = tmp_path / "in.es", tmp_path / "out.en"
-    lines = [es for _, es in PAIRS] + ["", PAIRS[0][1]]
+    lines = ([es for _, es in PAIRS] + ["", PAIRS[0][1]]) * 3  # 18 lines: chunks of 16, then 2
     src.write_text("\n".join(lines) + "\n", encoding="utf-8")
     code, out, _ = heedful(capsys, "translate", "--model", model_dir, "--beam", 2, "-i", src,
                            "-o", hyp, "--batch-size", 2)  # fmt: skip
@@ -117,10 +117,12 @@ def test_translate_bad_input(capsys, model_dir, tmp_path):
     assert code == 0 and len(lines) == 4 and lines[0] == lines[1] == lines[3] == ""
     code, out, err = heedful(capsys, "translate", "--model", tmp_path / "missing", "hola")
     assert code == 1 and "missing" in err and out == ""
-    bad = tmp_path / "bad.es"
-    bad.write_bytes(b"hola\n\xff\xfe mundo\n")
-    code, _, err = heedful(capsys, "translate", "--model", model_dir, "-i", bad)
-    assert code == 1 and "bad.es, line 2" in err
+    bad, out_file = tmp_path / "bad.es", tmp_path / "bad.en"
+    bad.write_bytes(b"hola\n" * 40 + b"\xff\xfe mundo\n")
+    code, _, err = heedful(capsys, "translate", "--model", model_dir, "-i", bad, "-o", out_file,
+                           "--batch-size", 2)  # fmt: skip
+    # every line is checked before any is translated: no chunk of output, then an error
+    assert code == 1 and "bad.es, line 41" in err and out_file.read_text() == ""
     code, _, err = heedful(capsys, "translate", "--model", model_dir, "--n-best", 5, "hola")
     assert code == 1 and "--n-best" in err
 

@@ -13,6 +13,7 @@ import argparse
 import json
 import sys
 from collections.abc import Iterable, Iterator
+from itertools import islice
 from typing import TextIO
 
 from heedful.bundled import resolve_model
@@ -117,8 +118,9 @@ def run(args: argparse.Namespace) -> int:
         if args.texts:
             writer.write(args.texts, translate(args.texts))
         elif args.input:
-            lines = [line for _, line in _read_lines(args.input)]
-            for chunk in _chunks(lines, 8 * args.batch_size):
+            total = sum(1 for _ in _read_lines(args.input))  # checks every line, keeps none
+            lines = (line for _, line in _read_lines(args.input))
+            for chunk in _chunks(lines, total, 8 * args.batch_size):
                 writer.write(chunk, translate(chunk))
         else:  # stdin, line by line: each answer is written as soon as its line arrives
             for line in sys.stdin:
@@ -160,13 +162,13 @@ def _read_lines(path: str) -> Iterator[tuple[int, str]]:
     return read_lines(path)
 
 
-def _chunks(lines: list[str], size: int) -> Iterable[list[str]]:
-    """Chunks of lines, with a progress bar on stderr."""
+def _chunks(lines: Iterable[str], total: int, size: int) -> Iterator[list[str]]:
+    """Chunks of lines read as they are needed, with a progress bar on stderr."""
     from tqdm import tqdm
 
-    bar = tqdm(total=len(lines), unit="sent", file=sys.stderr, leave=False)
-    for start in range(0, len(lines), size):
-        chunk = lines[start : start + size]
+    bar = tqdm(total=total, unit="sent", file=sys.stderr, leave=False)
+    lines = iter(lines)
+    while chunk := list(islice(lines, size)):
         yield chunk
         bar.update(len(chunk))
     bar.close()
