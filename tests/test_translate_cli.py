@@ -123,6 +123,11 @@ def test_translate_bad_input(capsys, model_dir, tmp_path):
                            "--batch-size", 2)  # fmt: skip
     # every line is checked before any is translated: no chunk of output, then an error
     assert code == 1 and "bad.es, line 41" in err and out_file.read_text() == ""
+    same = tmp_path / "same.es"
+    same.write_text("hola\n", encoding="utf-8")
+    code, _, err = heedful(capsys, "translate", "--model", model_dir, "-i", same, "-o",
+                           tmp_path / "." / "same.es")  # fmt: skip
+    assert code == 1 and "is the input file" in err and same.read_text() == "hola\n"
     code, _, err = heedful(capsys, "translate", "--model", model_dir, "--n-best", 5, "hola")
     assert code == 1 and "--n-best" in err
 

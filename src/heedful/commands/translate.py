@@ -14,6 +14,7 @@ import json
 import sys
 from collections.abc import Iterable, Iterator
 from itertools import islice
+from pathlib import Path
 from typing import TextIO
 
 from heedful.bundled import resolve_model
@@ -105,6 +106,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--n-best must be between 1 and --beam ({args.beam}), not {args.n_best}")
     if args.texts and args.input:
         raise ValueError("give texts or -i FILE, not both")
+    if args.input and args.output and Path(args.input).resolve() == Path(args.output).resolve():
+        raise ValueError(f"-o {args.output} is the input file: writing would erase it first")
     translator = Translator.load(resolve_model(args.model), quantize=args.quantize)
 
     def translate(lines: list[str]) -> list[list[Translation]]:
