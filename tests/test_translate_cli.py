@@ -103,6 +103,11 @@ def test_translate_sampling(capsys, model_dir):
     code, _, err = heedful(capsys, "translate", "--model", model_dir, "--sample",
                            "--temperature", 0, "hola")  # fmt: skip
     assert code == 1 and "temperature must be > 0" in err
+    code, _, err = heedful(capsys, "translate", "--model", model_dir, "--sample", "--top-k", -2,
+                           "hola")  # fmt: skip
+    assert code == 1 and "top_k must be >= 0" in err
+    code, out, err = heedful(capsys, "translate", "--model", model_dir, "--max-length", 0, "hola")
+    assert code == 1 and "--max-length must be at least 1" in err and out == ""
 
 
 def test_translate_bad_input(capsys, model_dir, tmp_path):

@@ -109,6 +109,10 @@ def test_sampling_draws_beam_size_translations_and_keeps_the_n_best(translator, 
     assert tokens != [[h.tokens for h in found] for found in draw(3, seed=4)]
     with pytest.raises(ValueError, match="n_best=6"):
         draw(6)
+    with pytest.raises(ValueError, match="top_k must be >= 0"):
+        translator.generate(src, 2, sampling=Sampling(top_k=-1))
+    with pytest.raises(ValueError, match="max_length must be at least 1, not 0"):
+        translator.generate(src, 2, max_length=0)
 
 
 def test_sampling_from_the_most_probable_token_only_is_greedy(translator, tokenizer):

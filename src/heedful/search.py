@@ -323,6 +323,8 @@ def sample(
         )
     if not 0 < top_p <= 1:
         raise ValueError(f"top_p must be in (0, 1], not {top_p}")
+    if top_k < 0:
+        raise ValueError(f"top_k must be >= 0 (0: every token), not {top_k}")
 
     def choose(logp: Tensor) -> Tensor:
         logits = logp / temperature

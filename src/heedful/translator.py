@@ -214,6 +214,8 @@ class Translator:
             raise ValueError(f"beam_size must be >= 1, not {beam_size}")
         if not 1 <= n_best <= beam_size:
             raise ValueError(f"n_best={n_best} needs 1 <= n_best <= beam_size={beam_size}")
+        if max_length is not None and max_length < 1:
+            raise ValueError(f"max_length must be at least 1, not {max_length}")
         sources = [self._fit_source(ids) for ids in src_ids]
         penalty = LengthPenalty(length_penalty, length_penalty_form)
         generator = None if sampling is None else sampling.generator()

@@ -54,6 +54,8 @@ def decoding_options(args: argparse.Namespace) -> dict:
         raise ValueError(f"--beam must be at least 1, not {args.beam}")
     if args.batch_size < 1:
         raise ValueError(f"--batch-size must be at least 1, not {args.batch_size}")
+    if args.max_length is not None and args.max_length < 1:
+        raise ValueError(f"--max-length must be at least 1, not {args.max_length}")
     return dict(
         beam_size=args.beam,
         length_penalty=args.length_penalty,
