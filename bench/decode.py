@@ -135,17 +135,39 @@ def hf_engine(directory: Path, int8: bool):
     return run
 
 
-def ct2_engine(directory: Path, int8: bool):
+def ct2_directory(directory: Path, int8: bool) -> Path:
+    return directory.parent / f"{directory.name}-ct2-{'int8' if int8 else 'fp32'}"
+
+
+def convert_for_ct2(directory: Path, bundled: bool) -> None:
+    """CTranslate2's models, made in the main process: a worker that ran PyTorch work before
+    CTranslate2 (a conversion, loading a PyTorch model) translated up to 2x slower (two OpenMP
+    runtimes in one process), which once made the first round's CTranslate2 look slow."""
     import ctranslate2
 
-    out = directory.parent / f"{directory.name}-ct2-{'int8' if int8 else 'fp32'}"
-    if not out.exists():
-        converter = ctranslate2.converters.TransformersConverter(str(directory))
-        converter.convert(str(out), quantization="int8" if int8 else None, force=True)
-    translator = ctranslate2.Translator(
-        str(out), device="cpu", compute_type="int8" if int8 else "float32",
+    from heedful.interop.ctranslate2 import export_ctranslate2
+
+    for int8 in (False, True):
+        out, quantization = ct2_directory(directory, int8), "int8" if int8 else None
+        if bundled:
+            export_ctranslate2(directory, out, quantization=quantization, force=True)
+        else:
+            converter = ctranslate2.converters.TransformersConverter(str(directory))
+            converter.convert(str(out), quantization=quantization, force=True)
+
+
+def ct2_translator(directory: Path, int8: bool):
+    import ctranslate2
+
+    compute_type = "int8" if int8 else "float32"
+    return ctranslate2.Translator(
+        str(ct2_directory(directory, int8)), device="cpu", compute_type=compute_type,
         inter_threads=1, intra_threads=THREADS,
     )  # fmt: skip
+
+
+def ct2_engine(directory: Path, int8: bool):
+    translator = ct2_translator(directory, int8)
     pieces = [[f"\u2581w{i}" for i in ids] for ids in batch_ids()]  # CTranslate2 adds </s>
 
     def run(beam: int) -> list[int]:
@@ -161,16 +183,20 @@ def ct2_engine(directory: Path, int8: bool):
 ENGINES = {"hf": hf_engine, "ct2": ct2_engine, "heedful": heedful_engine}
 
 
-def bundled_engine(engine: str, directory: Path, int8: bool, scratch: Path):
-    """A bundled model on its dev set: (run(beam) -> translations, references)."""
+def bundled_engine(engine: str, directory: Path, int8: bool):
+    """A bundled model on its dev set: (run(beam) -> translations, references). CTranslate2's
+    process does no PyTorch work: only the tokenizer and the data are read."""
     from heedful.data.readers import read_split
-    from heedful.translator import Translator
+    from heedful.tokenizer import Tokenizer
 
-    translator = Translator.load(directory, quantize="int8" if int8 else None)
-    data, tokenizer = translator.meta["data"], translator.tokenizer
+    data = json.loads((directory / "config.json").read_text())["data"]
     dev = read_split(data["root"], data["dev"], data["src"], data["tgt"], tuple(data["columns"]))
+    tokenizer = Tokenizer.load(directory / "spm.model")
     ids = tokenizer.encode_batch(dev.sources)
     if engine == "heedful":
+        from heedful.translator import Translator
+
+        translator = Translator.load(directory, quantize="int8" if int8 else None)
 
         def run(beam: int) -> list[str]:
             found = translator.generate(
@@ -179,15 +205,7 @@ def bundled_engine(engine: str, directory: Path, int8: bool, scratch: Path):
             return [tokenizer.decode(h[0].tokens) for h in found]  # special ids dropped
 
         return run, dev.targets
-    import ctranslate2
-
-    from heedful.interop.ctranslate2 import export_ctranslate2
-
-    exported = export_ctranslate2(directory, scratch / "ct2", quantization="int8" if int8 else None)
-    ct2 = ctranslate2.Translator(
-        str(exported), device="cpu", compute_type="int8" if int8 else "float32",
-        inter_threads=1, intra_threads=THREADS,
-    )  # fmt: skip
+    ct2 = ct2_translator(directory, int8)
     pieces = [tokenizer.pieces(source[:-1]) for source in ids]  # CTranslate2 adds </s>
 
     def run(beam: int) -> list[str]:
@@ -204,12 +222,12 @@ def worker(engine: str, directory: Path, precision: str, repeats: int) -> None:
     {search: [sentences per second, CPU seconds of the fastest run(, BLEU of a bundled model)]}."""
     import sacrebleu
 
-    torch.set_num_threads(THREADS)
+    if engine != "ct2":  # CTranslate2 has its own threads (intra_threads)
+        torch.set_num_threads(THREADS)
     warnings.filterwarnings("ignore")
-    scratch = tempfile.TemporaryDirectory()
     bundled = json.loads((directory / "config.json").read_text()).get("format") == "heedful"
     if bundled:
-        run, references = bundled_engine(engine, directory, precision == "int8", Path(scratch.name))
+        run, references = bundled_engine(engine, directory, precision == "int8")
     else:
         run = ENGINES[engine](directory, precision == "int8")
     found = {}
@@ -228,7 +246,6 @@ def worker(engine: str, directory: Path, precision: str, repeats: int) -> None:
             best = min(best, time.perf_counter() - start)
             best_cpu = min(best_cpu, time.process_time() - start_cpu)
         found[_search(beam)] = [len(out) / best, best_cpu, *quality]
-    scratch.cleanup()
     print(json.dumps(found))
 
 
@@ -274,7 +291,12 @@ def main() -> None:
         models = [(size, Path(tmp) / size) for size in args.sizes]
         for size, directory in models:
             write_marian_dir(directory, size)
-        models += [(f"{name} dev", model_dir(name)) for name in args.bundled]
+        for name in args.bundled:  # linked, so that CTranslate2's exports land beside it in tmp
+            (Path(tmp) / name).symlink_to(model_dir(name).resolve())
+            models.append((f"{name} dev", Path(tmp) / name))
+        if "ct2" in args.engines:
+            for size, directory in models:
+                convert_for_ct2(directory, bundled=size not in SIZES)
         for size, directory in models:
             runs: dict[tuple, list[tuple]] = {}  # -> (rate, cpu[, BLEU]) per round
             for round_ in range(args.rounds):  # engines take turns: noise hits them alike
