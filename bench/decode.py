@@ -139,17 +139,22 @@ def ct2_directory(directory: Path, int8: bool) -> Path:
     return directory.parent / f"{directory.name}-ct2-{'int8' if int8 else 'fp32'}"
 
 
-def convert_for_ct2(directory: Path, bundled: bool) -> None:
-    """CTranslate2's models, made in the main process: a worker that ran PyTorch work before
-    CTranslate2 (a conversion, loading a PyTorch model) translated up to 2x slower (two OpenMP
-    runtimes in one process), which once made the first round's CTranslate2 look slow."""
+def is_bundled(directory: Path) -> bool:
+    """A heedful model directory (a bundled model), not a Marian one made by this script."""
+    return json.loads((directory / "config.json").read_text()).get("format") == "heedful"
+
+
+def convert_for_ct2(directory: Path) -> None:
+    """CTranslate2's models, made in the main process: in a worker, PyTorch work before
+    CTranslate2 (a conversion, loading a PyTorch model) made CTranslate2 1.4-2x slower for the
+    whole process, which once made the first round's CTranslate2 look slow."""
     import ctranslate2
 
     from heedful.interop.ctranslate2 import export_ctranslate2
 
     for int8 in (False, True):
         out, quantization = ct2_directory(directory, int8), "int8" if int8 else None
-        if bundled:
+        if is_bundled(directory):
             export_ctranslate2(directory, out, quantization=quantization, force=True)
         else:
             converter = ctranslate2.converters.TransformersConverter(str(directory))
@@ -220,12 +225,10 @@ def bundled_engine(engine: str, directory: Path, int8: bool):
 def worker(engine: str, directory: Path, precision: str, repeats: int) -> None:
     """In a process of its own: time one engine at one precision, greedy and beam 4; prints JSON
     {search: [sentences per second, CPU seconds of the fastest run(, BLEU of a bundled model)]}."""
-    import sacrebleu
-
     if engine != "ct2":  # CTranslate2 has its own threads (intra_threads)
         torch.set_num_threads(THREADS)
     warnings.filterwarnings("ignore")
-    bundled = json.loads((directory / "config.json").read_text()).get("format") == "heedful"
+    bundled = is_bundled(directory)
     if bundled:
         run, references = bundled_engine(engine, directory, precision == "int8")
     else:
@@ -234,6 +237,8 @@ def worker(engine: str, directory: Path, precision: str, repeats: int) -> None:
     for beam in (1, 4):
         out = run(beam)  # warm-up
         if bundled:
+            import sacrebleu
+
             quality = [round(sacrebleu.corpus_bleu(out, [references]).score, 2)]
         elif set(out) != {NEW_TOKENS}:
             raise SystemExit(f"{engine} generated {sorted(set(out))} tokens, not {NEW_TOKENS}")
@@ -295,13 +300,13 @@ def main() -> None:
             (Path(tmp) / name).symlink_to(model_dir(name).resolve())
             models.append((f"{name} dev", Path(tmp) / name))
         if "ct2" in args.engines:
-            for size, directory in models:
-                convert_for_ct2(directory, bundled=size not in SIZES)
+            for _, directory in models:
+                convert_for_ct2(directory)
         for size, directory in models:
             runs: dict[tuple, list[tuple]] = {}  # -> (rate, cpu[, BLEU]) per round
             for round_ in range(args.rounds):  # engines take turns: noise hits them alike
                 engines = args.engines if round_ % 2 == 0 else args.engines[::-1]
-                if size not in SIZES:  # a bundled model: a heedful model, which HF cannot load
+                if is_bundled(directory):  # a heedful model, which HF cannot load
                     engines = [engine for engine in engines if engine != "hf"]
                 for precision in ("fp32", "int8"):
                     for engine in engines:

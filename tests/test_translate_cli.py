@@ -106,8 +106,6 @@ def test_translate_sampling(capsys, model_dir):
     code, _, err = heedful(capsys, "translate", "--model", model_dir, "--sample", "--top-k", -2,
                            "hola")  # fmt: skip
     assert code == 1 and "top_k must be >= 0" in err
-    code, out, err = heedful(capsys, "translate", "--model", model_dir, "--max-length", 0, "hola")
-    assert code == 1 and "--max-length must be at least 1" in err and out == ""
 
 
 def test_translate_bad_input(capsys, model_dir, tmp_path):
@@ -135,6 +133,8 @@ def test_translate_bad_input(capsys, model_dir, tmp_path):
     assert code == 1 and "is the input file" in err and same.read_text() == "hola\n"
     code, _, err = heedful(capsys, "translate", "--model", model_dir, "--n-best", 5, "hola")
     assert code == 1 and "--n-best" in err
+    code, out, err = heedful(capsys, "translate", "--model", model_dir, "--max-length", 0, "hola")
+    assert code == 1 and "--max-length must be at least 1" in err and out == ""
 
 
 def test_cli_warnings_are_one_line(model_dir):

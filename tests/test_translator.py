@@ -111,8 +111,6 @@ def test_sampling_draws_beam_size_translations_and_keeps_the_n_best(translator, 
         draw(6)
     with pytest.raises(ValueError, match="top_k must be >= 0"):
         translator.generate(src, 2, sampling=Sampling(top_k=-1))
-    with pytest.raises(ValueError, match="max_length must be at least 1, not 0"):
-        translator.generate(src, 2, max_length=0)
 
 
 def test_sampling_from_the_most_probable_token_only_is_greedy(translator, tokenizer):
@@ -235,6 +233,11 @@ def test_a_source_of_nothing_but_unknown_characters_is_left_untranslated_with_a_
     assert out[0] == out[2] == ""
     assert out[1] == translator.translate([TEXTS[1]], beam_size=2)[0] != ""
     assert out[3] != ""
+
+
+def test_a_max_length_below_one_is_refused(translator, tokenizer):
+    with pytest.raises(ValueError, match="max_length must be at least 1, not 0"):
+        translator.generate(sources(tokenizer), 2, max_length=0)
 
 
 def test_a_line_longer_than_max_positions_is_truncated_with_a_warning(tokenizer):

@@ -92,13 +92,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def sampling_option(args: argparse.Namespace) -> Sampling | None:
-    given = {name: getattr(args, name) for name in ("temperature", "top_k", "top_p", "seed")}
-    if not args.sample:
-        if any(value is not None for value in given.values()):
-            flag = next(name for name, value in given.items() if value is not None)
-            raise ValueError(f"--{flag.replace('_', '-')} needs --sample")
-        return None
-    return Sampling(**{name: value for name, value in given.items() if value is not None})
+    names = ("temperature", "top_k", "top_p", "seed")
+    given = {name: getattr(args, name) for name in names if getattr(args, name) is not None}
+    if given and not args.sample:
+        raise ValueError(f"--{next(iter(given)).replace('_', '-')} needs --sample")
+    return Sampling(**given) if args.sample else None
 
 
 def run(args: argparse.Namespace) -> int:
