@@ -150,3 +150,14 @@ def test_align_refuses_gold_without_targets(model_dir, tmp_path, capsys):
     args = ["align", "--model", str(model_dir), "--source", str(tmp_path / "src")]
     assert main([*args, "--gold", str(tmp_path / "gold")]) == 1
     assert "--gold needs --target" in capsys.readouterr().err
+
+
+def test_align_names_the_line_it_cannot_translate(model_dir, tmp_path, capsys):
+    (tmp_path / "src").write_text(f"{SOURCE}\n🙂🙂\n", encoding="utf-8")
+    args = ["align", "--model", str(model_dir), "--beam", "1", "--source", str(tmp_path / "src")]
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'src'}, line 2: '🙂🙂' holds only characters outside" in err
+    (tmp_path / "src").write_text(f"{SOURCE}\n\n", encoding="utf-8")
+    assert main(args) == 1
+    assert "line 2: the source is empty" in capsys.readouterr().err

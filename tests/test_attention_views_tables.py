@@ -173,3 +173,5 @@ def test_attend_errors_speak_the_users_language(model_dirs, capsys):
     assert "layer 3 does not exist: choose 1..2" in capsys.readouterr().err
     assert main(["attend", "--model", str(mt), "--head", "5", "--beam", "1", SOURCE]) == 1
     assert "head 5 does not exist: choose 1..4" in capsys.readouterr().err
+    assert main(["attend", "--model", str(mt), "--beam", "1", "🙂🙂"]) == 1
+    assert "only characters outside the model's vocabulary" in capsys.readouterr().err

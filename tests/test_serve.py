@@ -139,6 +139,7 @@ BAD = {
     "misspelt field": ("/translate", {"text": "hola", "beam": 2}),
     "a list, not an object": ("/translate", ["hola"]),
     "attention: empty text": ("/attention", {"text": ""}),
+    "attention: only unknown characters": ("/attention", {"text": "🙂🙂"}),
     "attention: too long": ("/attention", {"text": TOO_LONG}),
     "attention: blank target": ("/attention", {"text": "hola", "target": " "}),
     "attention: no such kind": ("/attention", {"text": "hola", "kind": "self"}),

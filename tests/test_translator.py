@@ -235,6 +235,20 @@ def test_a_source_of_nothing_but_unknown_characters_is_left_untranslated_with_a_
     assert out[3] != ""
 
 
+def test_attend_refuses_a_source_it_cannot_read_unless_given_a_target(translator):
+    """attend shows the attention of the translation: where translate leaves a source
+    untranslated (empty, or only unknown characters) there is none to show, so it says so
+    instead of showing a hallucination's; a forced target is still shown."""
+    for source in ["🙂🙂", "中文 ☃"]:
+        with pytest.raises(ValueError, match="only characters outside the model's vocabulary"):
+            translator.attend(source, beam_size=2)
+    with pytest.raises(ValueError, match="the source is empty"):
+        translator.attend("  ", beam_size=2)
+    forced = translator.attend("🙂🙂", TEXTS[1])
+    assert forced.translation == TEXTS[1] and forced.cross.shape[-1] == len(forced.source_pieces)
+    assert translator.attend(TEXTS[1], beam_size=2).translation  # a readable source still works
+
+
 def test_a_max_length_below_one_is_refused(translator, tokenizer):
     with pytest.raises(ValueError, match="max_length must be at least 1, not 0"):
         translator.generate(sources(tokenizer), 2, max_length=0)

@@ -326,9 +326,18 @@ class Translator:
 
     def attend(self, source: str, target: str | None = None, beam_size: int = 4) -> Attended:
         """Every attention weight for one sentence: of the translation found by beam search
-        (the final hypothesis's own weights), or, with ``target``, of that target forced."""
+        (the final hypothesis's own weights), or, with ``target``, of that target forced.
+        Raises ValueError for an empty source, and, without ``target``, for one that ``translate``
+        leaves untranslated (only characters outside the vocabulary): it has no translation."""
+        if not source.strip():
+            raise ValueError("the source is empty: give a sentence to attend to")
         src_ids = self._fit_source(self.tokenizer.encode(source))
         if target is None:
+            if not self._knows_some_of(src_ids):
+                raise ValueError(
+                    f"{source[:40]!r} holds only characters outside the model's vocabulary, so "
+                    "it has no translation to show the attention of; give a target to force one"
+                )
             return self.attend_ids(src_ids, None, beam_size=beam_size, source=source)
         # a tokenizer with two vocabularies (Marian) encodes targets with the target one
         encode_target = getattr(self.tokenizer, "encode_target", self.tokenizer.encode)

@@ -47,7 +47,8 @@ def run(args: argparse.Namespace) -> int:
 
     if (args.text is None) == (args.source is None):
         raise ValueError("give one sentence or --source FILE (not both)")
-    sources = [args.text] if args.text is not None else [t for _, t in read_lines(args.source)]
+    lines = [(0, args.text)] if args.text is not None else list(read_lines(args.source))
+    sources = [text for _, text in lines]
     targets = None
     if args.target is not None:
         targets = [t for _, t in read_lines(args.target)] if args.source else [args.target]
@@ -66,10 +67,13 @@ def run(args: argparse.Namespace) -> int:
             )
 
     translator = Translator.load(resolve_model(args.model))
-    words = [
-        to_words(translator.attend(s, None if targets is None else targets[k], beam_size=args.beam))
-        for k, s in enumerate(sources)
-    ]
+    words = []
+    for k, (number, source) in enumerate(lines):
+        target = None if targets is None else targets[k]
+        try:
+            words.append(to_words(translator.attend(source, target, beam_size=args.beam)))
+        except ValueError as e:  # e.g. an empty line, or one the model cannot read
+            raise ValueError(f"{args.source}, line {number}: {e}" if args.source else e) from None
     n_layers = translator.config.n_decoder_layers
     layer = resolve(args.layer, n_layers, "layer")
     if gold is not None:

@@ -145,10 +145,10 @@ def create_app(
         """Translate one text (or force ``target``): its tokens and attention weights, every
         kind, layer and head or those asked for, and the explainer's table."""
         worker = worker_for(request.model)
-        attended = await in_time(worker.attend(request.text, request.target, request.beam_size))
         try:
+            attended = await in_time(worker.attend(request.text, request.target, request.beam_size))
             payload = await run_in_threadpool(attention_payload, attended, request)
-        except ValueError as e:
+        except ValueError as e:  # e.g. a text of unknown characters, a layer that is not there
             raise HTTPException(422, str(e)) from None
         return JSONResponse({"model": worker.name, "beam_size": request.beam_size, **payload})
 
