@@ -255,23 +255,23 @@ def test_greedy_and_beam_equal_hf_generate(root, shape):
     src_ids = tokenizer.encode_batch(texts)
     src = pad_batch(src_ids, config.pad_id)
     lengths = set()
-    for beams in (1, 4):
+    for beams, early in ((1, False), (4, False), (4, True)):
         with torch.no_grad(), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             out = hf_model.generate(
                 input_ids=src, attention_mask=(src != config.pad_id).long(), num_beams=beams,
-                do_sample=False, max_new_tokens=MAX_NEW, length_penalty=1.0, early_stopping=False,
+                do_sample=False, max_new_tokens=MAX_NEW, length_penalty=1.0, early_stopping=early,
             )  # fmt: skip
         expected = []
         for row in out[:, 1:].tolist():  # drop the start token; finished rows are padded
             expected.append(row[: row.index(config.eos_id) + 1] if config.eos_id in row else row)
-        found = translator.generate(
-            src_ids, beams, max_length=MAX_NEW, length_penalty=1.0, length_penalty_form="power"
-        )
-        assert [h[0].tokens for h in found] == expected, f"beam size {beams}"
-        assert translator.translate(
-            texts, beams, max_length=MAX_NEW, length_penalty=1.0, length_penalty_form="power"
-        ) == hf_tokenizer(root / shape).batch_decode(out, skip_special_tokens=True)
+        search = dict(max_length=MAX_NEW, length_penalty=1.0, length_penalty_form="power",
+                      early_stopping=early)  # fmt: skip
+        found = translator.generate(src_ids, beams, **search)
+        assert [h[0].tokens for h in found] == expected, f"beam size {beams}, early {early}"
+        assert translator.translate(texts, beams, **search) == hf_tokenizer(
+            root / shape
+        ).batch_decode(out, skip_special_tokens=True)
         lengths |= {(len(ids), ids[-1] == config.eos_id) for ids in expected}
     # The outputs are not trivial: some end with </s> after a few tokens, some run to the limit
     # (and end there with </s> only when the model forces it).

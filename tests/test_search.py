@@ -119,6 +119,27 @@ def test_a_live_beam_that_can_still_win_keeps_the_search_going():
     assert sizes == [1, 2, 2, 2]
 
 
+def test_early_stopping_stops_at_beam_size_finished_hypotheses():
+    table = {
+        (): {A: 0.5, B: 0.45, EOS: 0.05},
+        (A,): {A: 0.06, B: 0.04, EOS: 0.9},
+        (B,): {A: 0.95, B: 0.02, EOS: 0.03},
+        (A, A): {A: 0.005, B: 0.005, EOS: 0.99},
+        (B, A): {A: 0.9, B: 0.05, EOS: 0.05},
+    }
+    # Step 3 finishes "A A </s>" (.0297), the second hypothesis: with early stopping (fairseq,
+    # CTranslate2, HF's early_stopping=True) the sentence stops there and never finds
+    # "B A A </s>" (.346), which the default search goes on to find in step 4.
+    (found,), sizes = run_beam(table=table, early_stopping=True)
+    assert summary(found) == [
+        ([A, EOS], round(math.log(0.45), 6)),
+        ([A, A, EOS], round(math.log(0.5 * 0.06 * 0.99), 6)),
+    ]
+    assert sizes == [1, 2, 2]
+    (found,), sizes = run_beam(table=table)
+    assert found[1].tokens == [B, A, A, EOS] and sizes == [1, 2, 2, 2]
+
+
 def test_power_length_penalty_reorders_the_n_best():
     (found,), _ = run_beam(penalty=LengthPenalty(1.0, "power"))
     assert summary(found) == [

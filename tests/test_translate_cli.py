@@ -185,3 +185,24 @@ def test_evaluate_errors(capsys, model_dir, tmp_path):
     code, _, err = heedful(capsys, "evaluate", "--model", model_dir, "--src-file",
                            tmp_path / "one.es", "--ref-file", tmp_path / "one.en")  # fmt: skip
     assert code == 1 and "line-aligned" in err
+
+
+@pytest.mark.parametrize("command", ["translate", "evaluate"])
+def test_early_stopping_reaches_the_search(capsys, model_dir, tmp_path, monkeypatch, command):
+    from heedful import translator as translator_module
+
+    seen = []
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs["early_stopping"])
+        return search(*args, **kwargs)
+
+    search = translator_module.beam_search
+    monkeypatch.setattr(translator_module, "beam_search", spy)
+    tsv = tmp_path / "dev.tsv"
+    tsv.write_text("".join(f"{en}\t{es}\n" for en, es in PAIRS), encoding="utf-8")
+    argv = [PAIRS[0][1]] if command == "translate" else ["--data", tsv]
+    for flag in ([], ["--early-stopping"]):
+        code, _, _ = heedful(capsys, command, "--model", model_dir, "--beam", 2, *flag, *argv)
+        assert code == 0
+    assert seen and set(seen[: len(seen) // 2]) == {False} and set(seen[len(seen) // 2 :]) == {True}

@@ -127,12 +127,13 @@ class Translator:
         length_penalty_form: PenaltyForm = "gnmt",
         batch_size: int = 32,
         sampling: Sampling | None = None,
+        early_stopping: bool = False,
     ) -> list[str]:
         """Translate each text (best hypothesis); empty or blank texts give ""."""
         n_best = self.translate_n_best(
             texts, beam_size, n_best=1, max_length=max_length, min_length=min_length,
             length_penalty=length_penalty, length_penalty_form=length_penalty_form,
-            batch_size=batch_size, sampling=sampling,
+            batch_size=batch_size, sampling=sampling, early_stopping=early_stopping,
         )  # fmt: skip
         return [options[0].text for options in n_best]
 
@@ -148,6 +149,7 @@ class Translator:
         length_penalty_form: PenaltyForm = "gnmt",
         batch_size: int = 32,
         sampling: Sampling | None = None,
+        early_stopping: bool = False,
     ) -> list[list[Translation]]:
         """The ``n_best`` translations of each text, best first, with their scores."""
         if isinstance(texts, str):
@@ -167,7 +169,7 @@ class Translator:
         hypotheses = self.generate(
             [src_ids[i] for i in todo], beam_size, max_length=max_length, min_length=min_length,
             length_penalty=length_penalty, length_penalty_form=length_penalty_form, n_best=n_best,
-            batch_size=batch_size, sampling=sampling,
+            batch_size=batch_size, sampling=sampling, early_stopping=early_stopping,
         )  # fmt: skip
         out: list[list[Translation]] = [[Translation("", 0.0, [])] for _ in texts]
         for i, options in zip(todo, hypotheses, strict=True):
@@ -200,6 +202,7 @@ class Translator:
         batch_size: int = 32,
         keep_attention: bool = False,
         sampling: Sampling | None = None,
+        early_stopping: bool = False,
     ) -> list[list[Hypothesis]]:
         """Token-id level translation: per source (ids ending with end-of-sentence), its n_best
         hypotheses, best first. ``max_length``: generated tokens at most, default source length
@@ -209,6 +212,9 @@ class Translator:
         [L, H, t] and cross-attention [L, H, S] (beam search reorders them with the beams).
         ``sampling``: instead of searching, draw ``beam_size`` translations of each source and
         keep the ``n_best`` of them by score, log P(Y) / lp(|Y|) (fairseq's ``--sampling``).
+        ``early_stopping``: beam search stops a sentence as soon as it holds ``beam_size``
+        finished hypotheses, as fairseq and CTranslate2 do (Hugging Face's
+        ``early_stopping=True``); by default it goes on while a live beam could still win.
         """
         if beam_size < 1:
             raise ValueError(f"beam_size must be >= 1, not {beam_size}")
@@ -229,13 +235,15 @@ class Translator:
                     [sources[i] for i in batch], lengths, beam_size=beam_size,
                     min_length=min_length, length_penalty=penalty, n_best=n_best,
                     keep_attention=keep_attention, sampling=sampling, generator=generator,
+                    early_stopping=early_stopping,
                 )  # fmt: skip
                 for i, hypotheses in zip(batch, found, strict=True):
                     results[i] = hypotheses
         return results
 
     def _search(self, sources, max_lengths, *, beam_size, min_length, length_penalty, n_best,
-                keep_attention, sampling, generator) -> list[list[Hypothesis]]:  # fmt: skip
+                keep_attention, sampling, generator,
+                early_stopping) -> list[list[Hypothesis]]:  # fmt: skip
         config = self.config
         src = self._pad(sources)
         memory = self.model.encode(src)
@@ -267,7 +275,7 @@ class Translator:
             return [[h] for h in greedy_search(step, cache, start, **common)]
         return beam_search(
             step, cache, start, beam_size=beam_size, length_penalty=length_penalty,
-            n_best=n_best, **common,
+            n_best=n_best, early_stopping=early_stopping, **common,
         )  # fmt: skip
 
     def _step_function(self, keep_attention: bool):

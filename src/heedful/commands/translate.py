@@ -39,6 +39,12 @@ def add_decoding_arguments(parser: argparse.ArgumentParser) -> None:
         help="gnmt: ((5+|Y|)/6)^alpha (the paper); power: |Y|^alpha (fairseq, HF, CTranslate2)",
     )
     parser.add_argument(
+        "--early-stopping",
+        action="store_true",
+        help="stop a sentence's beam search once it holds --beam finished translations (fairseq, "
+        "CTranslate2); by default it goes on while a live one could still win (HF)",
+    )
+    parser.add_argument(
         "--max-length", type=int, metavar="N", help="output tokens at most (default: source + 50)"
     )
     parser.add_argument(
@@ -62,6 +68,7 @@ def decoding_options(args: argparse.Namespace) -> dict:
         length_penalty_form=args.penalty_form,
         max_length=args.max_length,
         batch_size=args.batch_size,
+        early_stopping=args.early_stopping,
     )
 
 
