@@ -101,14 +101,18 @@ def test_beam_search_on_hand_built_probabilities():
     assert sizes == [1, 2, 2]  # one row for the start token, then two beams, three steps
 
 
+# "B A A </s>" wins, but only a search that goes on after two hypotheses have finished finds it.
+LATE_WINNER = {
+    (): {A: 0.5, B: 0.45, EOS: 0.05},
+    (A,): {A: 0.05, B: 0.05, EOS: 0.9},
+    (B,): {A: 0.95, B: 0.02, EOS: 0.03},
+    (A, A): {A: 0.005, B: 0.005, EOS: 0.99},
+    (B, A): {A: 0.9, B: 0.05, EOS: 0.05},
+}
+
+
 def test_a_live_beam_that_can_still_win_keeps_the_search_going():
-    table = {
-        (): {A: 0.5, B: 0.45, EOS: 0.05},
-        (A,): {A: 0.05, B: 0.05, EOS: 0.9},
-        (B,): {A: 0.95, B: 0.02, EOS: 0.03},
-        (A, A): {A: 0.005, B: 0.005, EOS: 0.99},
-        (B, A): {A: 0.9, B: 0.05, EOS: 0.05},
-    }
+    table = LATE_WINNER
     # Step 2 fills the two slots with "A </s>" (.45) and "A A </s>" (.025), but the live beam
     # "B A A" (.385) is better than the worst; step 3 finishes it as "B A A </s>" (.346).
     (found,), sizes = run_beam(table=table)
@@ -120,13 +124,7 @@ def test_a_live_beam_that_can_still_win_keeps_the_search_going():
 
 
 def test_early_stopping_stops_at_beam_size_finished_hypotheses():
-    table = {
-        (): {A: 0.5, B: 0.45, EOS: 0.05},
-        (A,): {A: 0.06, B: 0.04, EOS: 0.9},
-        (B,): {A: 0.95, B: 0.02, EOS: 0.03},
-        (A, A): {A: 0.005, B: 0.005, EOS: 0.99},
-        (B, A): {A: 0.9, B: 0.05, EOS: 0.05},
-    }
+    table = {**LATE_WINNER, (A,): {A: 0.06, B: 0.04, EOS: 0.9}}  # "A A" and "A B" no longer tie
     # Step 3 finishes "A A </s>" (.0297), the second hypothesis: with early stopping (fairseq,
     # CTranslate2, HF's early_stopping=True) the sentence stops there and never finds
     # "B A A </s>" (.346), which the default search goes on to find in step 4.

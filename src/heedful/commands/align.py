@@ -73,7 +73,9 @@ def run(args: argparse.Namespace) -> int:
         try:
             words.append(to_words(translator.attend(source, target, beam_size=args.beam)))
         except ValueError as e:  # e.g. an empty line, or one the model cannot read
-            raise ValueError(f"{args.source}, line {number}: {e}" if args.source else e) from None
+            if args.source is None:
+                raise
+            raise ValueError(f"{args.source}, line {number}: {e}") from None
     n_layers = translator.config.n_decoder_layers
     layer = resolve(args.layer, n_layers, "layer")
     if gold is not None:
