@@ -254,7 +254,7 @@ def test_greedy_and_beam_equal_hf_generate(root, shape):
     texts = sources()
     src_ids = tokenizer.encode_batch(texts)
     src = pad_batch(src_ids, config.pad_id)
-    lengths = set()
+    lengths, by_rule = set(), {}
     for beams, early in ((1, False), (4, False), (4, True)):
         with torch.no_grad(), warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -273,6 +273,8 @@ def test_greedy_and_beam_equal_hf_generate(root, shape):
             root / shape
         ).batch_decode(out, skip_special_tokens=True)
         lengths |= {(len(ids), ids[-1] == config.eos_id) for ids in expected}
+        by_rule[early] = expected
+    assert by_rule[True] != by_rule[False]  # the two stopping rules differ on these sentences
     # The outputs are not trivial: some end with </s> after a few tokens, some run to the limit
     # (and end there with </s> only when the model forces it).
     assert any(ended and 2 < n < MAX_NEW for n, ended in lengths)

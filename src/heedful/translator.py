@@ -328,7 +328,7 @@ class Translator:
 
     def _max_length(self, source_length: int, max_length: int | None) -> int:
         wanted = source_length + EXTRA_LENGTH if max_length is None else max_length
-        return max(1, min(wanted, self.config.max_positions))
+        return min(wanted, self.config.max_positions)  # generate refused max_length < 1
 
     # --- attention -----------------------------------------------------------------------------
 
