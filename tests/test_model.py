@@ -192,6 +192,33 @@ def test_a_cache_with_capacity_never_grows_and_decodes_the_same(beams):
     torch.testing.assert_close(step.logits, full[:, -1:], atol=1e-5, rtol=1e-5)
 
 
+def test_a_beam_cache_keeps_its_room_when_a_sentence_leaves():
+    """The sentences that stay are copied into buffers as large as before, so the next step
+    writes in place (before, the copy held only the positions in use and the next step copied
+    everything again to grow it)."""
+    model = make()
+    n, K, T = 3, 2, 12
+    src = random_ids(n, 6)
+    with torch.no_grad():
+        memory = model.encode(src)
+        step = model.decode_step(torch.full((n, 1), model.config.start_id),
+                                 model.start_decoding(memory, capacity=T))  # fmt: skip
+        first, second = torch.arange(5, 11).view(n * K, 1), torch.arange(11, 15).view(4, 1)
+        beams = step.cache.reorder(torch.arange(n).repeat_interleave(K), K)
+        step = model.decode_step(first, beams)
+        kept = torch.tensor([0, 1, 4, 5])  # sentence 1 leaves
+        cache = step.cache.reorder(kept, K)
+        rooms = [kv.room for kv in cache.self_kv]
+        assert all(room.capacity == T and room.k.shape[0] == 2 for room in rooms)
+        step = model.decode_step(second, cache)
+        for kv, room in zip(step.cache.self_kv, rooms, strict=True):
+            assert kv.room is room  # written in place
+        start = torch.full((4, 1), model.config.start_id)
+        history = torch.cat([start, first[kept], second], 1)
+        full = model(src[torch.tensor([0, 0, 2, 2])], history)
+    torch.testing.assert_close(step.logits, full[:, -1:], atol=1e-5, rtol=1e-5)
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_asking_for_attention_changes_no_logit(variant):
     model = make(VARIANTS[variant])

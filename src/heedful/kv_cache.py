@@ -166,12 +166,16 @@ class BeamKeyValue:
 
     def select(self, index: Tensor) -> BeamKeyValue:
         """Rows index[0], index[1], ... continue: K per sentence, each from a row of its own
-        sentence (as beam search reorders). Only sentences that leave make a copy."""
+        sentence (as beam search reorders). Only sentences that leave make a copy: the others'
+        positions in use, into buffers with the same room (so the next append writes in place)."""
         t, history = self.length, self.history.selected(index)
         room, kept = self.room, history.kept
         if kept is not None:
-            room = _Room(room.k[:, :, :t].index_select(0, kept).contiguous(),
-                         room.v[:, :, :t].index_select(0, kept).contiguous(), filled=t)  # fmt: skip
+            _, h, capacity, K, d = room.k.shape
+            shape = (len(kept), h, capacity, K, d)
+            room = _Room(room.k.new_empty(shape), room.v.new_empty(shape), filled=t)
+            torch.index_select(self.room.k[:, :, :t], 0, kept, out=room.k[:, :, :t])
+            torch.index_select(self.room.v[:, :, :t], 0, kept, out=room.v[:, :, :t])
         return self._view(room, t, history)
 
     def per_row(self) -> KeyValue:
