@@ -382,6 +382,7 @@ def test_onednn_linears_compute_the_same_and_follow_weight_updates(tokenizer):
     tgt = torch.randint(4, tokenizer.vocab_size, (3, 5))
     weights = OneDNNWeights()
     classes = [type(m) for m in model.modules()]
+    keys = list(model.state_dict())
     with torch.inference_mode():
         expected = model(src, tgt)
         with onednn_linears(model, weights):
@@ -389,6 +390,8 @@ def test_onednn_linears_compute_the_same_and_follow_weight_updates(tokenizer):
             swapped = [type(m) for m in model.modules()]
             fused = {n.rpartition(".")[2]: type(m).__name__ for n, m in model.named_modules()}
         assert [type(m) for m in model.modules()] == classes  # given back on exit
+        assert not any(hasattr(m, "_onednn") or hasattr(m, "_post_op") for m in model.modules())
+        assert list(model.state_dict()) == keys
         assert swapped != classes or not torch.backends.mkldnn.is_available()
         if swapped != classes:  # Q/K/V fused for self-attention only
             assert fused["self_attn"] == "_OneDNNAttention"
