@@ -169,13 +169,14 @@ class BeamKeyValue:
         sentence (as beam search reorders). Only sentences that leave make a copy: the others'
         positions in use, into buffers with the same room (so the next append writes in place)."""
         t, history = self.length, self.history.selected(index)
-        room, kept = self.room, history.kept
-        if kept is not None:
-            _, h, capacity, K, d = room.k.shape
-            shape = (len(kept), h, capacity, K, d)
-            room = _Room(room.k.new_empty(shape), room.v.new_empty(shape), filled=t)
-            torch.index_select(self.room.k[:, :, :t], 0, kept, out=room.k[:, :, :t])
-            torch.index_select(self.room.v[:, :, :t], 0, kept, out=room.v[:, :, :t])
+        old, kept = self.room, history.kept
+        if kept is None:
+            return self._view(old, t, history)
+        _, h, capacity, K, d = old.k.shape
+        shape = (len(kept), h, capacity, K, d)
+        room = _Room(old.k.new_empty(shape), old.v.new_empty(shape), filled=t)
+        torch.index_select(old.k[:, :, :t], 0, kept, out=room.k[:, :, :t])
+        torch.index_select(old.v[:, :, :t], 0, kept, out=room.v[:, :, :t])
         return self._view(room, t, history)
 
     def per_row(self) -> KeyValue:
