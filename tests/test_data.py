@@ -20,7 +20,7 @@ from heedful.data import (
     read_tsv,
     train_tokenizer,
 )
-from heedful.tokenizer import Tokenizer
+from heedful.tokenizer import BATCH_ENCODE_MIN, Tokenizer
 from heedful.training.batching import BatchStream, collate, make_batches, padding_fraction
 
 # --- readers ----------------------------------------------------------------------------------
@@ -110,6 +110,17 @@ def test_normalisation_unifies_french_spaces_and_matches_the_tokenizer():
     # The translator's path (Tokenizer.encode) and the training path see the same text.
     for raw_text, clean in zip(raw.sources, text.sources, strict=True):
         assert tokenizer.encode(raw_text, add_eos=False) == tokenizer.encode(clean, add_eos=False)
+
+
+@pytest.mark.parametrize("count", [1, 5, BATCH_ENCODE_MIN, 3 * BATCH_ENCODE_MIN])
+def test_encode_batch_equals_encode_one_by_one_on_either_path(count):
+    # Few texts are encoded one at a time, many through sentencepiece's threaded batch call.
+    words = ["el", "gato", "negro", "duerme", "en", "jardín", "¿dónde?", "Ｈｏｌａ\u202f!"]
+    tokenizer = Tokenizer.train([" ".join(words[i:] + words[:i]) for i in range(8)] * 4, 60)
+    texts = [" ".join(words[i % 8 : i % 8 + 1 + i % 5]) for i in range(count)]
+    for add_eos in (True, False):
+        expected = [tokenizer.encode(t, add_eos=add_eos) for t in texts]
+        assert tokenizer.encode_batch(texts, add_eos=add_eos) == expected
 
 
 def test_empty_and_overlong_pairs_are_dropped_and_counted():
