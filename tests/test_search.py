@@ -112,8 +112,8 @@ LATE_WINNER = {
 
 
 def test_a_live_beam_that_can_still_win_keeps_the_search_going():
-    # Step 2 fills the two slots with "A </s>" (.45) and "A A </s>" (.025), but the live beam
-    # "B A A" (.385) is better than the worst; step 3 finishes it as "B A A </s>" (.346).
+    # Steps 2 and 3 fill the two slots with "A </s>" (.45) and "A A </s>" (.025), but the live
+    # beam "B A A" (.385) is better than the worst; step 4 finishes it as "B A A </s>" (.346).
     (found,), sizes = run_beam(table=LATE_WINNER)
     assert summary(found) == [
         ([A, EOS], round(math.log(0.45), 6)),
