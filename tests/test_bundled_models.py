@@ -53,6 +53,26 @@ def test_the_cross_attention_of_black_cat_looks_at_gato_negro(translators):
     assert share.mean(-1).max() > 0.5
 
 
+@pytest.mark.parametrize(
+    "source,carried,after",
+    [
+        ("El gato 🐈 duerme en el jardín.", "🐈", "cat"),
+        ("Mi amigo 王 vive en Madrid.", "王", "friend"),
+    ],
+)
+def test_a_word_the_model_cannot_read_lands_after_the_translation_of_its_neighbour(
+    translators, source, carried, after
+):
+    """heedful.unknown_words on a trained model: the emoji or foreign name is put back after
+    the target word aligned to the source word before it, and the rest is translated as if it
+    were not there."""
+    es_en = translators["es-en"]
+    words = es_en.translate([source])[0].split()
+    assert words.count(carried) == 1 and words[words.index(carried) - 1] == after, words
+    without = es_en.translate([source.replace(f" {carried}", "")])[0].split()
+    assert [w for w in words if w != carried] == without
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["es-en", "en-fr"])
 def test_model_card_figures_are_what_the_model_scores(name):

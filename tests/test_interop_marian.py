@@ -226,6 +226,7 @@ def test_logits_and_attention_equal_hf(root, shape):
     config = model.config
     assert meta["generation"]["banned_ids"] == [config.pad_id]
     assert meta["generation"]["forced_eos_token_id"] == (0 if SHAPES[shape]["forced_eos"] else None)
+    assert meta["generation"]["carry_unreadable"] is False  # translates as HF does
     src = pad_batch(tokenizer.encode_batch(sources()[:6]), config.pad_id)
     generator = torch.Generator().manual_seed(1)
     tgt = torch.randint(3, config.tgt_vocab_size, (src.shape[0], 9), generator=generator)

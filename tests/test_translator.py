@@ -10,11 +10,13 @@ import torch
 
 from heedful.checkpoint import save_model_dir
 from heedful.config import ModelConfig
+from heedful.explain.align import align
 from heedful.lm import DecoderOnlyLM
 from heedful.model import Transformer
 from heedful.search import LengthPenalty, Stepped, beam_search, greedy_search
 from heedful.tokenizer import Tokenizer
 from heedful.translator import Sampling, Translator, _BeamCache, quantize_model
+from heedful.unknown_words import put_back, split_unreadable
 
 TEXTS = [
     "el gato come pescado",
@@ -232,7 +234,63 @@ def test_a_source_of_nothing_but_unknown_characters_is_left_untranslated_with_a_
         out = translator.translate(texts, beam_size=2)
     assert out[0] == out[2] == ""
     assert out[1] == translator.translate([TEXTS[1]], beam_size=2)[0] != ""
-    assert out[3] != ""
+    assert out[3] == "🙂 " + out[1]  # the unreadable word is carried (heedful.unknown_words)
+
+
+def test_words_the_model_cannot_read_are_carried_into_the_translation(translator, tokenizer):
+    """A word of nothing but unknown characters is taken out of the source and put back as it
+    is: at the start or the end, or after the target word aligned to the source word before it.
+    What is left is the translation of the readable words, for every one of the n best."""
+    readable = "el gato come pescado"
+    unk = tokenizer.unk_id
+    assert unk in tokenizer.encode("🙂 中文") and unk not in tokenizer.encode(readable)
+    base = [t.text for t in translator.translate_n_best([readable], 3, n_best=2)[0]]
+    edges = translator.translate_n_best(["🙂 " + readable + " 中文"], 3, n_best=2)[0]
+    assert [t.text for t in edges] == [f"🙂 {b} 中文" for b in base]
+    middle = translator.translate(["el gato 🙂 come pescado"], 3)[0].split()
+    assert middle.count("🙂") == 1
+    at = middle.index("🙂")
+    assert middle[:at] + middle[at + 1 :] == base[0].split()
+    words = translator.attend(readable, target=base[0]).words()
+    links = align(words, layer=max(0, words.cross.shape[0] - 2))
+    after_gato = [j for i, j in links if i == 1]  # target words aligned to "gato"
+    after_come = [j for i, j in links if i == 2]
+    relative = round(len(base[0].split()) * 2 / 4)  # after 2 of the 4 readable words
+    expected = max(after_gato) + 1 if after_gato else min(after_come, default=relative)
+    assert at == expected
+
+
+def test_a_word_that_mixes_known_and_unknown_characters_stays_in_the_source(translator, tokenizer):
+    text = "el gato中 come pescado"
+    assert tokenizer.unk_id in tokenizer.encode(text)
+    ids = tokenizer.encode(text)
+    expected = translator._text(translator.generate([ids], 2)[0][0].tokens)
+    assert translator.translate([text], 2)[0] == expected
+
+
+def test_carrying_unreadable_words_can_be_turned_off(translator, tokenizer):
+    """As imported models have it (meta generation.carry_unreadable false): the source goes to
+    the model as it is, unknown pieces included."""
+    raw = Translator(translator.model, tokenizer, {"generation": {"carry_unreadable": False}})
+    text = "el gato 🙂 come pescado"
+    expected = raw._text(raw.generate([tokenizer.encode(text)], 2)[0][0].tokens)
+    assert raw.translate([text], 2)[0] == expected
+    assert "🙂" in translator.translate([text], 2)[0].split()
+
+
+def test_putting_back_follows_the_alignment_then_the_next_word_then_the_relative_place():
+    split = split_unreadable("X a Y b Z c W", lambda word: word.islower())
+    assert (split.text, split.words, split.after) == ("a b c", ["X", "Y", "Z", "W"], [-1, 0, 1, 2])
+    target = "B A C"  # a -> A (1), b -> B (0), c -> C (2)
+    assert put_back(split, target, {(0, 1), (1, 0), (2, 2)}) == "X B Z A Y C W"
+    # nothing aligned to a: Y goes before the first word aligned to b
+    assert put_back(split, target, {(1, 0), (2, 2)}) == "X Y B Z A C W"
+    # nothing aligned to a or b: Y by relative place (3 x 1/3 -> 1), Z before c's word
+    assert put_back(split, target, {(2, 0)}) == "X Z B Y A C W"
+    assert put_back(split, target, None) == "X B Y A Z C W"  # 3 x 1/3 -> 1, 3 x 2/3 -> 2
+    assert put_back(split, "", None) == "X Y Z W"
+    assert split_unreadable("X Y", str.islower) is None  # nothing to translate
+    assert split_unreadable("a b", str.islower) is None  # nothing to carry
 
 
 def test_attend_refuses_a_source_it_cannot_read_unless_given_a_target(translator):

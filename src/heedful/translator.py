@@ -23,6 +23,8 @@ from torch import Tensor
 
 from heedful.attended import Attended
 from heedful.cpu import OneDNNWeights, onednn_linears, quantize_model
+from heedful.explain.align import align
+from heedful.explain.words import STANDALONE
 from heedful.model import DecoderCache, Memory, Transformer
 from heedful.search import (
     Hypothesis,
@@ -34,6 +36,7 @@ from heedful.search import (
     greedy_search,
     sample,
 )
+from heedful.unknown_words import Unreadable, put_back, split_unreadable
 
 __all__ = ["Sampling", "Translation", "Translator", "quantize_model"]
 
@@ -85,6 +88,9 @@ class Translator:
         self.meta = meta or {}
         self.config = model.config
         self._onednn_weights = OneDNNWeights()
+        # words of nothing but unknown characters carried into the translation as they are
+        # (heedful.unknown_words); off for imported models, which translate as their own tools do
+        self.carry_unreadable = self.meta.get("generation", {}).get("carry_unreadable", True)
 
     @classmethod
     def load(
@@ -156,9 +162,14 @@ class Translator:
             raise TypeError("translate takes a list of texts; wrap a single text in a list")
         src_ids = self.tokenizer.encode_batch(list(texts))
         todo, unreadable = [], []
+        carried: dict[int, Unreadable] = {}  # sources with words the model cannot read
         for i, (text, ids) in enumerate(zip(texts, src_ids, strict=True)):
             if text.strip() and any(t != self.config.eos_id for t in ids):
                 (todo if self._knows_some_of(ids) else unreadable).append(i)
+                split = self._split_unreadable(text, ids)
+                if split is not None:
+                    carried[i] = split
+                    src_ids[i] = self.tokenizer.encode(split.text)
         if unreadable:
             warnings.warn(
                 f"{len(unreadable)} source{'s hold' if len(unreadable) > 1 else ' holds'} only "
@@ -174,7 +185,29 @@ class Translator:
         out: list[list[Translation]] = [[Translation("", 0.0, [])] for _ in texts]
         for i, options in zip(todo, hypotheses, strict=True):
             out[i] = [Translation(self._text(h.tokens), h.score, h.tokens) for h in options]
+            if i in carried:
+                out[i] = [replace(o, text=self._put_back(carried[i], o.text)) for o in out[i]]
         return out
+
+    def _split_unreadable(self, text: str, ids: list[int]) -> Unreadable | None:
+        """The words of a source that the model cannot read at all (heedful.unknown_words), if
+        it has some besides words it can."""
+        unk_id = getattr(self.tokenizer, "unk_id", None)
+        if not self.carry_unreadable or unk_id is None or unk_id not in ids:
+            return None
+        return split_unreadable(text, lambda word: self._knows_some_of(self.tokenizer.encode(word)))
+
+    def _put_back(self, split: Unreadable, translation: str) -> str:
+        """The translation of ``split.text`` with the words the model could not read put back,
+        those between readable words where word alignment (penultimate layer) puts them."""
+        links = None
+        inside = any(0 <= before < len(split.readable) - 1 for before in split.after)
+        if inside and translation:
+            words = self.attend(split.text, target=translation).words()
+            targets = [w for w in words.target_pieces if w not in STANDALONE]
+            if len(targets) == len(translation.split()):  # else: by relative place
+                links = align(words, layer=max(0, words.cross.shape[0] - 2))
+        return put_back(split, translation, links)
 
     def _knows_some_of(self, ids: list[int]) -> bool:
         """Whether a source holds a piece other than unknown characters, a bare word boundary

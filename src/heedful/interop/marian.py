@@ -114,14 +114,17 @@ def marian_config(hf: dict[str, Any], source: str | Path = CONFIG_FILE) -> Model
 def generation_defaults(directory: Path, hf: dict[str, Any]) -> dict[str, Any]:
     """How HF generates with this model, from generation_config.json (or, in older directories,
     config.json): num_beams, max_length, length_penalty; the single tokens never to generate
-    (``banned_ids``, from bad_words_ids: [[pad]] in OPUS-MT models); and
-    ``forced_eos_token_id``, the token an output cut at max_length ends with (or None)."""
+    (``banned_ids``, from bad_words_ids: [[pad]] in OPUS-MT models);
+    ``forced_eos_token_id``, the token an output cut at max_length ends with (or None); and
+    ``carry_unreadable`` False: an imported model translates as HF and CTranslate2 do, unknown
+    pieces included (heedful.unknown_words is for models heedful trained)."""
     path = directory / "generation_config.json"
     gen = {**hf, **(read_json(path) if path.is_file() else {})}
     out = {k: gen[k] for k in ("num_beams", "max_length", "length_penalty") if k in gen}
     bad = gen.get("bad_words_ids") or []
     out["banned_ids"] = sorted({ids[0] for ids in bad if len(ids) == 1})
     out["forced_eos_token_id"] = gen.get("forced_eos_token_id")
+    out["carry_unreadable"] = False
     return out
 
 

@@ -1,0 +1,79 @@
+"""Words a model cannot read, carried into the translation as they are.
+
+A source word made only of characters outside the model's vocabulary (an emoji, a name in a
+script the model never saw: "😀", "王") reaches the model as unknown pieces, which it never met
+in training and which can derail the whole sentence: the bundled es -> en model turns "Hola,
+¿qué tal? 😀" into "Hi, what is the hitches?". Such words are taken out of the source, the rest
+is translated, and each word is put back next to the translation of the source word before it,
+found by word alignment from cross-attention (``heedful.explain.align``; Garg et al., 2019, take
+the penultimate layer). A word at the start or the end of the source goes at the start or the
+end. Words that mix known and unknown characters ("Tiên") stay in the source: the model reads
+part of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+Link = tuple[int, int]  # (source word, target word), as heedful.explain.align
+
+
+@dataclass
+class Unreadable:
+    """A source split into the words the model reads and those it cannot."""
+
+    readable: list[str]  # the words to translate, in order
+    words: list[str]  # the words carried as they are, in order
+    after: list[int]  # for each carried word, the readable word before it (-1: none)
+
+    @property
+    def text(self) -> str:
+        """What the model translates: the readable words."""
+        return " ".join(self.readable)
+
+
+def split_unreadable(text: str, readable: Callable[[str], bool]) -> Unreadable | None:
+    """``text``'s words (split at whitespace) sorted by ``readable``; None when there is nothing
+    to carry: every word readable, or none (then there is nothing to translate either)."""
+    split = Unreadable([], [], [])
+    for word in text.split():
+        if readable(word):
+            split.readable.append(word)
+        else:
+            split.words.append(word)
+            split.after.append(len(split.readable) - 1)
+    return split if split.words and split.readable else None
+
+
+def put_back(split: Unreadable, translation: str, links: set[Link] | None) -> str:
+    """``translation`` (of ``split.text``) with the carried words put back: after the last
+    target word aligned to the readable word before each (``links``), or, when none is, before
+    the first one aligned to the word after it; without either, at the same relative place."""
+    target = translation.split()
+    n = len(split.readable)
+    places: dict[int, list[str]] = {}  # target position -> words to put before it
+    for word, before in zip(split.words, split.after, strict=True):
+        if before < 0:
+            place = 0
+        elif before == n - 1:
+            place = len(target)
+        else:
+            place = _place_between(before, len(target), n, links or set())
+        places.setdefault(place, []).append(word)
+    out: list[str] = []
+    for position in range(len(target) + 1):
+        out += places.get(position, [])
+        out += target[position : position + 1]
+    return " ".join(out)
+
+
+def _place_between(before: int, n_target: int, n_source: int, links: set[Link]) -> int:
+    """Where a word between readable words ``before`` and ``before + 1`` goes in the target."""
+    aligned = [j for i, j in links if i == before]
+    if aligned:
+        return max(aligned) + 1
+    aligned = [j for i, j in links if i == before + 1]
+    if aligned:
+        return min(aligned)
+    return round(n_target * (before + 1) / n_source)
