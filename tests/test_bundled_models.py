@@ -73,6 +73,18 @@ def test_a_word_the_model_cannot_read_lands_after_the_translation_of_its_neighbo
     assert [w for w in words if w != carried] == without
 
 
+def test_a_name_with_a_letter_the_model_cannot_read_stays_in_the_source(translators):
+    """A word that mixes known and unknown characters is not carried: the model reads part of
+    it. (Carried, it would have given the translation of "Su nombre es" and the name after it.)"""
+    es_en = translators["es-en"]
+    text = "Su nombre es Tiên."
+    assert es_en.tokenizer.unk_id in es_en.tokenizer.encode(text)
+    as_given = Translator(es_en.model, es_en.tokenizer, {"generation": {"carry_unreadable": False}})
+    translation = es_en.translate([text])[0]
+    assert translation == as_given.translate([text])[0]
+    assert translation != es_en.translate(["Su nombre es"])[0] + " Tiên."
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["es-en", "en-fr"])
 def test_model_card_figures_are_what_the_model_scores(name):

@@ -260,14 +260,6 @@ def test_words_the_model_cannot_read_are_carried_into_the_translation(translator
     assert at == expected
 
 
-def test_a_word_that_mixes_known_and_unknown_characters_stays_in_the_source(translator, tokenizer):
-    text = "el gato中 come pescado"
-    assert tokenizer.unk_id in tokenizer.encode(text)
-    ids = tokenizer.encode(text)
-    expected = translator._text(translator.generate([ids], 2)[0][0].tokens)
-    assert translator.translate([text], 2)[0] == expected
-
-
 def test_carrying_unreadable_words_can_be_turned_off(translator, tokenizer):
     """As imported models have it (meta generation.carry_unreadable false): the source goes to
     the model as it is, unknown pieces included."""
