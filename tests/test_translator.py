@@ -271,7 +271,7 @@ def test_carrying_unreadable_words_can_be_turned_off(translator, tokenizer):
 
 
 def test_putting_back_follows_the_alignment_then_the_next_word_then_the_relative_place():
-    split = split_unreadable("X a Y b Z c W", lambda word: word.islower())
+    split = split_unreadable("X a Y b Z c W", str.isupper)  # upper case: unknown characters
     assert (split.text, split.words, split.after) == ("a b c", ["X", "Y", "Z", "W"], [-1, 0, 1, 2])
     target = "B A C"  # a -> A (1), b -> B (0), c -> C (2)
     assert put_back(split, target, {(0, 1), (1, 0), (2, 2)}) == "X B Z A Y C W"
@@ -281,8 +281,19 @@ def test_putting_back_follows_the_alignment_then_the_next_word_then_the_relative
     assert put_back(split, target, {(2, 0)}) == "X Z B Y A C W"
     assert put_back(split, target, None) == "X B Y A Z C W"  # 3 x 1/3 -> 1, 3 x 2/3 -> 2
     assert put_back(split, "", None) == "X Y Z W"
-    assert split_unreadable("X Y", str.islower) is None  # nothing to translate
-    assert split_unreadable("a b", str.islower) is None  # nothing to carry
+    assert split_unreadable("X Y", str.isupper) is None  # nothing to translate
+    assert split_unreadable("a b", str.isupper) is None  # nothing to carry
+
+
+def test_punctuation_after_carried_characters_stays_with_the_word_before():
+    """ "te quiero ❤️." is translated as "te quiero." (a known letter or digit keeps a word
+    whole: "aXb" and "X3" are read as they are)."""
+    split = split_unreadable("a b X. c Y!? ¡Z d aXb X3 W", str.isupper)
+    assert split.readable == ["a", "b.", "c!?", "¡", "d", "aXb", "X3"]
+    assert (split.words, split.after) == (["X", "Y", "Z", "W"], [1, 2, 3, 6])  # Z after ¡
+    assert split.text == "a b. c!? ¡ d aXb X3"
+    split = split_unreadable("XY. a ¿X?", str.isupper)  # nothing before: a word of its own
+    assert (split.readable, split.words, split.after) == ([".", "a", "¿?"], ["XY", "X"], [-1, 2])
 
 
 def test_attend_refuses_a_source_it_cannot_read_unless_given_a_target(translator):

@@ -195,7 +195,8 @@ class Translator:
         unk_id = getattr(self.tokenizer, "unk_id", None)
         if not self.carry_unreadable or unk_id is None or unk_id not in ids:
             return None
-        return split_unreadable(text, lambda word: self._knows_some_of(self.tokenizer.encode(word)))
+        encode = self.tokenizer.encode
+        return split_unreadable(text, lambda char: not self._knows_some_of(encode(char)))
 
     def _put_back(self, split: Unreadable, translation: str) -> str:
         """The translation of ``split.text`` with the words the model could not read put back,

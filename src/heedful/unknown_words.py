@@ -7,8 +7,10 @@ in training and which can derail the whole sentence: the bundled es -> en model 
 is translated, and each word is put back next to the translation of the source word before it,
 found by word alignment from cross-attention (``heedful.explain.align``; Garg et al., 2019, take
 the penultimate layer). A word at the start or the end of the source goes at the start or the
-end. Words that mix known and unknown characters ("Tiên") stay in the source: the model reads
-part of them.
+end. Punctuation that follows such characters in a word ("❤️.", "😀!") stays in the source, at
+the end of the word before ("Te quiero ❤️." is translated as "Te quiero."). Words that mix known
+letters or digits with unknown characters ("Tiên") stay in the source as they are: the model
+reads part of them.
 """
 
 from __future__ import annotations
@@ -33,16 +35,31 @@ class Unreadable:
         return " ".join(self.readable)
 
 
-def split_unreadable(text: str, readable: Callable[[str], bool]) -> Unreadable | None:
-    """``text``'s words (split at whitespace) sorted by ``readable``; None when there is nothing
-    to carry: every word readable, or none (then there is nothing to translate either)."""
+def split_unreadable(text: str, unknown: Callable[[str], bool]) -> Unreadable | None:
+    """``text``'s words (split at whitespace) sorted into those to translate and those to carry,
+    given which characters are ``unknown`` to the model; None when there is nothing to carry, or
+    nothing else (then there is nothing to translate either).
+
+    A word is carried when it has unknown characters and no known letter or digit: its unknown
+    characters are carried, and what else it has (punctuation) stays in the source, appended to
+    the word before when it follows them, else as a word of its own (before the carried word
+    unless it follows it)."""
     split = Unreadable([], [], [])
     for word in text.split():
-        if readable(word):
+        flags = [unknown(c) for c in word]
+        if not any(flags) or any(c.isalnum() for c, u in zip(word, flags, strict=True) if not u):
             split.readable.append(word)
-        else:
-            split.words.append(word)
-            split.after.append(len(split.readable) - 1)
+            continue
+        rest = "".join(c for c, u in zip(word, flags, strict=True) if not u)
+        follows = flags == sorted(flags, reverse=True)  # the known characters all come last
+        if rest and not follows:  # "¡😀": the word's own, before what is carried
+            split.readable.append(rest)
+        split.words.append("".join(c for c, u in zip(word, flags, strict=True) if u))
+        split.after.append(len(split.readable) - 1)
+        if rest and follows and split.readable:  # "😀.": the end of the word before
+            split.readable[-1] += rest
+        elif rest and follows:
+            split.readable.append(rest)
     return split if split.words and split.readable else None
 
 
