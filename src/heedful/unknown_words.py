@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-Link = tuple[int, int]  # (source word, target word), as heedful.explain.align
+from heedful.explain.align import Link
 
 
 @dataclass
