@@ -10,7 +10,7 @@ import torch
 
 from heedful.checkpoint import save_model_dir
 from heedful.config import ModelConfig
-from heedful.explain.align import align
+from heedful.explain.align import align, penultimate
 from heedful.lm import DecoderOnlyLM
 from heedful.model import Transformer
 from heedful.search import LengthPenalty, Stepped, beam_search, greedy_search
@@ -252,7 +252,7 @@ def test_words_the_model_cannot_read_are_carried_into_the_translation(translator
     at = middle.index("🙂")
     assert middle[:at] + middle[at + 1 :] == base[0].split()
     words = translator.attend(readable, target=base[0]).words()
-    links = align(words, layer=max(0, words.cross.shape[0] - 2))
+    links = align(words, penultimate(words.cross.shape[0]))
     after_gato = [j for i, j in links if i == 1]  # target words aligned to "gato"
     after_come = [j for i, j in links if i == 2]
     relative = round(len(base[0].split()) * 2 / 4)  # after 2 of the 4 readable words

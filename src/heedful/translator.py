@@ -23,7 +23,7 @@ from torch import Tensor
 
 from heedful.attended import Attended
 from heedful.cpu import OneDNNWeights, onednn_linears, quantize_model
-from heedful.explain.align import align
+from heedful.explain.align import align, penultimate
 from heedful.explain.words import STANDALONE
 from heedful.model import DecoderCache, Memory, Transformer
 from heedful.search import (
@@ -164,12 +164,16 @@ class Translator:
         todo, unreadable = [], []
         carried: dict[int, Unreadable] = {}  # sources with words the model cannot read
         for i, (text, ids) in enumerate(zip(texts, src_ids, strict=True)):
-            if text.strip() and any(t != self.config.eos_id for t in ids):
-                (todo if self._knows_some_of(ids) else unreadable).append(i)
-                split = self._split_unreadable(text, ids)
-                if split is not None:
-                    carried[i] = split
-                    src_ids[i] = self.tokenizer.encode(split.text)
+            if not text.strip() or all(t == self.config.eos_id for t in ids):
+                continue
+            if not self._knows_some_of(ids):
+                unreadable.append(i)
+                continue
+            todo.append(i)
+            split = self._split_unreadable(text, ids)
+            if split is not None:
+                carried[i] = split
+                src_ids[i] = self.tokenizer.encode(split.text)
         if unreadable:
             warnings.warn(
                 f"{len(unreadable)} source{'s hold' if len(unreadable) > 1 else ' holds'} only "
@@ -207,7 +211,7 @@ class Translator:
             words = self.attend(split.text, target=translation).words()
             targets = [w for w in words.target_pieces if w not in STANDALONE]
             if len(targets) == len(translation.split()):  # else: by relative place
-                links = align(words, layer=max(0, words.cross.shape[0] - 2))
+                links = align(words, penultimate(words.cross.shape[0]))
         return put_back(split, translation, links)
 
     def _knows_some_of(self, ids: list[int]) -> bool:

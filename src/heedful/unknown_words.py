@@ -50,16 +50,17 @@ def split_unreadable(text: str, unknown: Callable[[str], bool]) -> Unreadable | 
         if not any(flags) or any(c.isalnum() for c, u in zip(word, flags, strict=True) if not u):
             split.readable.append(word)
             continue
-        rest = "".join(c for c, u in zip(word, flags, strict=True) if not u)
-        follows = flags == sorted(flags, reverse=True)  # the known characters all come last
-        if rest and not follows:  # "¡😀": the word's own, before what is carried
+        rest = "".join(c for c, u in zip(word, flags, strict=True) if not u)  # punctuation
+        trailing = flags == sorted(flags, reverse=True)  # "😀.": the punctuation comes last
+        if rest and not trailing:  # "¡😀": a word of its own, before what is carried
             split.readable.append(rest)
         split.words.append("".join(c for c, u in zip(word, flags, strict=True) if u))
         split.after.append(len(split.readable) - 1)
-        if rest and follows and split.readable:  # "😀.": the end of the word before
-            split.readable[-1] += rest
-        elif rest and follows:
-            split.readable.append(rest)
+        if rest and trailing:  # the end of the word before, or a word of its own
+            if split.readable:
+                split.readable[-1] += rest
+            else:
+                split.readable.append(rest)
     return split if split.words and split.readable else None
 
 

@@ -40,7 +40,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from heedful.data.readers import read_lines
-    from heedful.explain.align import aer, align, best_layer, format_links, read_gold
+    from heedful.explain.align import (
+        aer,
+        align,
+        best_layer,
+        format_links,
+        penultimate,
+        read_gold,
+    )
     from heedful.explain.views import resolve
     from heedful.explain.words import to_words
     from heedful.translator import Translator
@@ -89,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
             chosen = aer([align(w, layer) for w in words], gold)
             print(f"using layer {layer + 1}: AER {chosen:.4f}", file=sys.stderr)
     if layer is None:
-        layer = max(0, n_layers - 2)
+        layer = penultimate(n_layers)
     for w in words:
         links = format_links(align(w, layer))
         print(links if targets is not None else f"{w.translation} ||| {links}")

@@ -33,6 +33,11 @@ class Gold:
     possible: set[Link]
 
 
+def penultimate(n_layers: int) -> int:
+    """The layer to align from without a gold set (0-based): the penultimate, as Garg et al."""
+    return max(0, n_layers - 2)
+
+
 def align(words: Attended, layer: int) -> set[Link]:
     """Links of a word-level Attended (``to_words``) from one layer's mean cross-attention."""
     if words.cross is None:
