@@ -6,13 +6,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
 from safetensors.torch import load_file, save_file
 
 from heedful import ModelConfig, Transformer
+from heedful.training import distributed
+from heedful.training import trainer as trainer_module
 from heedful.training.batching import Batch
+from heedful.training.config import load_config
 from heedful.training.step import build_optimizer, train_step
 
 REPO = Path(__file__).resolve().parents[1]
@@ -49,7 +53,7 @@ def worker(rank, folder):
         "gloo", init_method=f"file://{folder}/rendezvous", rank=rank, world_size=2
     )
     model = fresh_model()
-    ddp = torch.nn.parallel.DistributedDataParallel(model, broadcast_buffers=False)
+    ddp = torch.nn.parallel.DistributedDataParallel(model, forward_sync_buffers=False)
     update(ddp, BATCHES[rank::2], world_size=2)  # as the trainer deals them out
     tensors = {f"grad/{n}": p.grad for n, p in model.named_parameters()}
     tensors.update({f"weight/{n}": p.detach() for n, p in model.named_parameters()})
@@ -94,3 +98,38 @@ def test_torchrun_trains_like_one_process_with_accumulation(tmp_path):
         assert torch.equal(a[name], b[name]), name
     state = load_file(tmp_path / "ddp" / "training_state.safetensors")
     assert {"rng/torch.rank0", "rng/torch.rank1"} <= set(state)
+
+
+class _Trainer:
+    """Stands in for Trainer in ``train``: finishes, or fails as a rank that raised would."""
+
+    fail = False
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def run(self):
+        if self.fail:
+            raise RuntimeError("this rank failed")
+        return {"stopped": "max_steps"}
+
+
+@pytest.mark.parametrize("fail", [False, True])
+def test_ranks_meet_before_leaving_only_when_they_finished(monkeypatch, tmp_path, fail):
+    """A rank that finished waits in a barrier before leaving the process group (so gloo's
+    threads let go of the last collective's tensors before the interpreter shuts down); a rank
+    that failed leaves at once instead of waiting for ranks that will never come."""
+    calls = []
+    monkeypatch.setattr(trainer_module, "Trainer", type("T", (_Trainer,), {"fail": fail}))
+    monkeypatch.setattr(distributed, "setup", lambda device_type: distributed.Distributed(0, 2))
+    monkeypatch.setattr(distributed.dist, "barrier", lambda: calls.append("barrier"))
+    monkeypatch.setattr(distributed.dist, "is_initialized", lambda: True)
+    monkeypatch.setattr(distributed.dist, "destroy_process_group", lambda: calls.append("leave"))
+    config = load_config(REPO / "configs" / "tiny-smoke.yaml")
+    if fail:
+        with pytest.raises(RuntimeError, match="this rank failed"):
+            trainer_module.train(config, tmp_path)
+        assert calls == ["leave"]
+    else:
+        assert trainer_module.train(config, tmp_path) == {"stopped": "max_steps"}
+        assert calls == ["barrier", "leave"]

@@ -58,7 +58,9 @@ def train(config: RunConfig, out: str | Path, *, resume: bool = False) -> dict[s
     if dist.enabled and device.type == "cuda":
         device = torch.device("cuda", dist.local_rank)
     try:
-        return Trainer(config, Path(out), device, dist, resume=resume).run()
+        info = Trainer(config, Path(out), device, dist, resume=resume).run()
+        distributed.barrier(dist)  # see distributed.teardown; only on success, as a rank that
+        return info  # failed would leave the others waiting here
     finally:
         distributed.teardown(dist)
 
@@ -115,7 +117,10 @@ class Trainer:
         if not self.dist.enabled:
             return model
         ids = [self.device.index] if self.device.type == "cuda" else None
-        return nn.parallel.DistributedDataParallel(model, device_ids=ids, broadcast_buffers=False)
+        # the only buffers are the fixed sinusoidal positions: nothing to sync before a forward
+        return nn.parallel.DistributedDataParallel(
+            model, device_ids=ids, forward_sync_buffers=False
+        )
 
     def _restore(self) -> None:
         info, rng = load_training_state(self.out, self.model, self.optimizer)
