@@ -101,32 +101,33 @@ def test_torchrun_trains_like_one_process_with_accumulation(tmp_path):
 
 
 class _Trainer:
-    """Stands in for Trainer in ``train``: finishes, or fails as a rank that raised would."""
-
-    fail = False
+    """Stands in for Trainer in ``train``: a run that finishes."""
 
     def __init__(self, *args, **kwargs):
         pass
 
     def run(self):
-        if self.fail:
-            raise RuntimeError("this rank failed")
         return {"stopped": "max_steps"}
 
 
-@pytest.mark.parametrize("fail", [False, True])
-def test_ranks_meet_before_leaving_only_when_they_finished(monkeypatch, tmp_path, fail):
+class _FailingTrainer(_Trainer):
+    def run(self):
+        raise RuntimeError("this rank failed")
+
+
+@pytest.mark.parametrize("stand_in", [_Trainer, _FailingTrainer])
+def test_ranks_meet_before_leaving_only_when_they_finished(monkeypatch, tmp_path, stand_in):
     """A rank that finished waits in a barrier before leaving the process group (so gloo's
     threads let go of the last collective's tensors before the interpreter shuts down); a rank
     that failed leaves at once instead of waiting for ranks that will never come."""
     calls = []
-    monkeypatch.setattr(trainer_module, "Trainer", type("T", (_Trainer,), {"fail": fail}))
+    monkeypatch.setattr(trainer_module, "Trainer", stand_in)
     monkeypatch.setattr(distributed, "setup", lambda device_type: distributed.Distributed(0, 2))
     monkeypatch.setattr(distributed.dist, "barrier", lambda: calls.append("barrier"))
     monkeypatch.setattr(distributed.dist, "is_initialized", lambda: True)
     monkeypatch.setattr(distributed.dist, "destroy_process_group", lambda: calls.append("leave"))
     config = load_config(REPO / "configs" / "tiny-smoke.yaml")
-    if fail:
+    if stand_in is _FailingTrainer:
         with pytest.raises(RuntimeError, match="this rank failed"):
             trainer_module.train(config, tmp_path)
         assert calls == ["leave"]

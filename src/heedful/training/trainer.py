@@ -59,8 +59,9 @@ def train(config: RunConfig, out: str | Path, *, resume: bool = False) -> dict[s
         device = torch.device("cuda", dist.local_rank)
     try:
         info = Trainer(config, Path(out), device, dist, resume=resume).run()
-        distributed.barrier(dist)  # see distributed.teardown; only on success, as a rank that
-        return info  # failed would leave the others waiting here
+        # why: distributed.teardown. Not on failure: the other ranks would never get here.
+        distributed.barrier(dist)
+        return info
     finally:
         distributed.teardown(dist)
 
