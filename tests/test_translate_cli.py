@@ -7,6 +7,8 @@ import json
 import os
 import subprocess
 import sys
+import tomllib
+from pathlib import Path
 
 import pytest
 import torch
@@ -206,3 +208,13 @@ def test_early_stopping_reaches_the_search(capsys, model_dir, tmp_path, monkeypa
         code, _, _ = heedful(capsys, command, "--model", model_dir, "--beam", 2, *flag, *argv)
         assert code == 0
     assert seen and set(seen[: len(seen) // 2]) == {False} and set(seen[len(seen) // 2 :]) == {True}
+
+
+def test_version_is_the_projects(capsys):
+    """`heedful --version`: pyproject.toml's version and the torch it runs on."""
+    pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+    expected = tomllib.loads(pyproject.read_text())["project"]["version"]
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out == f"heedful {expected} (torch {torch.__version__})\n"

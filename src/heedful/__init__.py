@@ -1,6 +1,8 @@
 """heedful: the Transformer of "Attention Is All You Need" — train it, translate with it, and see
 what every attention head does."""
 
+import importlib.metadata
+
 from heedful.attention import MultiHeadAttention, scaled_dot_product_attention
 from heedful.config import ModelConfig
 from heedful.kv_cache import KeyValue
@@ -17,7 +19,7 @@ from heedful.model import (
 from heedful.search import LengthPenalty, Sampling
 from heedful.translator import Translation, Translator
 
-__version__ = "0.1.0"
+__version__ = importlib.metadata.version("heedful")  # pyproject.toml's, as installed
 
 __all__ = [
     "AttentionWeights",

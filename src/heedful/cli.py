@@ -9,6 +9,7 @@ import importlib
 import os
 import sys
 import warnings
+from importlib.metadata import version
 
 # name -> (module, one-line help)
 COMMANDS = {
@@ -44,17 +45,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="heedful", description="The Transformer of 'Attention Is All You Need'."
     )
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"heedful {version('heedful')} (torch {version('torch')})",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, (module, help_text) in COMMANDS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
-        try:
-            mod = importlib.import_module(module)
-        except ModuleNotFoundError as e:
-            if e.name != module:
-                raise
-            p.add_argument("rest", nargs=argparse.REMAINDER)
-            p.set_defaults(_missing=name)
-            continue
+        mod = importlib.import_module(module)
         mod.add_arguments(p)
         p.set_defaults(_run=mod.run)
     return parser
@@ -65,9 +64,6 @@ def main(argv: list[str] | None = None) -> int:
     if not os.environ.get("PYTEST_CURRENT_TEST"):
         ensure_allocator_settings(argv)
     args = build_parser().parse_args(argv)
-    if getattr(args, "_missing", None):
-        print(f"heedful {args._missing}: not implemented yet", file=sys.stderr)
-        return 2
     default_format = warnings.formatwarning
     warnings.formatwarning = _warning_format(args.command)
     try:
