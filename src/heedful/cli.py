@@ -9,7 +9,10 @@ import importlib
 import os
 import sys
 import warnings
-from importlib.metadata import version
+
+import torch
+
+from heedful import __version__
 
 # name -> (module, one-line help)
 COMMANDS = {
@@ -48,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--version",
         action="version",
-        version=f"heedful {version('heedful')} (torch {version('torch')})",
+        version=f"heedful {__version__} (torch {torch.__version__})",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, (module, help_text) in COMMANDS.items():

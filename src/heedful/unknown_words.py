@@ -47,10 +47,11 @@ def split_unreadable(text: str, unknown: Callable[[str], bool]) -> Unreadable | 
     split = Unreadable([], [], [])
     for word in text.split():
         flags = [unknown(c) for c in word]
-        if not any(flags) or any(c.isalnum() for c, u in zip(word, flags, strict=True) if not u):
+        rest = "".join(c for c, u in zip(word, flags, strict=True) if not u)
+        if not any(flags) or any(c.isalnum() for c in rest):
             split.readable.append(word)
             continue
-        rest = "".join(c for c, u in zip(word, flags, strict=True) if not u)  # punctuation
+        # rest is punctuation now
         trailing = flags == sorted(flags, reverse=True)  # "😀.": the punctuation comes last
         if rest and not trailing:  # "¡😀": a word of its own, before what is carried
             split.readable.append(rest)

@@ -50,7 +50,7 @@ def teardown(info: Distributed) -> None:
     collective returns, and freeing a tensor that has a Python object takes the GIL. A rank that
     had nothing left to do after its last collective could reach interpreter shutdown before
     that thread got the GIL, and the thread then aborts the process ("terminate called without
-    an active exception"; pytorch/pytorch#190489; 3 of 50 two-process runs here). Waiting in a
+    an active exception"; pytorch/pytorch#190489; 5 of 141 two-process runs here). Waiting in a
     barrier releases the GIL until the slowest rank is done, so those threads finish first.
     """
     if info.enabled and dist.is_initialized():
