@@ -25,6 +25,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from heedful import native
 from heedful.kv_cache import BeamKeyValue, KeyValue
 from heedful.masks import allowed_positions, combine
 
@@ -209,6 +210,13 @@ class MultiHeadAttention(nn.Module):
             q = self._split_heads(self.q_proj(x))
             kv = memory if isinstance(memory, KeyValue) else self.project(memory)
         b, _, t, _ = q.shape
+        if t == 1 and not need_weights and self.window is None and head_mask is None:
+            if native.handles(q):  # a decoding step: one pass in C, heads merged
+                mask = (
+                    None if isinstance(kv, BeamKeyValue) else key_mask
+                )  # a beam cache's are all real
+                out = native.decoding_attention(q, kv, mask)
+                return self.out_proj(out.view(b, 1, -1)), kv, None
         if isinstance(kv, BeamKeyValue):
             if not need_weights and self.window is None and head_mask is None:
                 return self._merge_heads(_beam_attention(q, kv)), kv, None

@@ -1,0 +1,166 @@
+"""Native kernels: the few places where PyTorch's per-call costs outweigh the work.
+
+A decoding step asks attention for one new query per row over a few dozen keys: a few thousand
+multiply-adds, which PyTorch spreads over some ten operator calls (two batched products, a
+scaling, a mask, a softmax, copies to merge the heads), each with a fixed cost larger than its
+work. ``decoding_attention.c`` does it in one pass, as CTranslate2 does. It is an accelerator
+with the same numbers, never a requirement: it is compiled with the machine's C compiler
+(``$CC``, else ``cc``) the first time it is needed, in about a second, and cached under
+``$HEEDFUL_CACHE`` (default ``~/.cache/heedful``); without a compiler, or with
+``HEEDFUL_NATIVE=0``, heedful computes the same attention with PyTorch operators.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import warnings
+from functools import cache
+from pathlib import Path
+
+import torch
+from torch import Tensor
+
+from heedful.kv_cache import BeamKeyValue, KeyValue
+
+SOURCE = Path(__file__).with_name("decoding_attention.c")
+FLAGS = ["-O3", "-march=native", "-fno-math-errno", "-fopenmp", "-shared", "-fPIC"]
+
+
+def wanted() -> bool:
+    """Whether heedful may use its native kernels (``HEEDFUL_NATIVE=0`` says no)."""
+    return os.environ.get("HEEDFUL_NATIVE", "1") != "0"
+
+
+def handles(q: Tensor) -> bool:
+    """Whether ``decoding_attention`` takes these queries: float32 on the CPU, outside autograd,
+    with the kernels wanted and built."""
+    return (
+        q.dtype == torch.float32 and q.device.type == "cpu" and not q.requires_grad and available()
+    )
+
+
+def available() -> bool:
+    """Whether the native kernels are wanted and built (building them now if need be)."""
+    return wanted() and _library() is not None
+
+
+def decoding_attention(q: Tensor, kv: KeyValue | BeamKeyValue, key_mask: Tensor | None) -> Tensor:
+    """softmax(q Kᵀ / sqrt(d_k)) V for one query per row, heads merged: what
+    ``heedful.attention`` computes for a decoding step, in one native call.
+
+    q: [B, H, 1, d_k] (float32, CPU). kv: keys and values [n, H, S, d_k] of n = B / g sentences
+    whose g rows each (beams) share them, or a beam cache. key_mask: [n, S], True = real key
+    (not with a beam cache). Returns [B, H·d_k], ready for W^O.
+    """
+    library = _library()
+    if library is None:
+        raise RuntimeError("heedful's native kernels are not available (see heedful.native)")
+    rows, heads, _, d = q.shape
+    if isinstance(kv, BeamKeyValue):
+        if key_mask is not None:
+            raise ValueError("a beam cache's keys are all real: no key_mask")
+        k, v, origin = kv.room.k, kv.room.v, kv.history.origin  # [n, H, capacity, K, d_k]
+        keys, values = _keys(k, slot=k.stride(3)), _keys(v, slot=v.stride(3))
+    else:
+        k, v, origin = kv.k, kv.v, None  # [n, H, S, d_k]
+        keys, values = _keys(k), _keys(v)
+    sentences, positions = k.shape[0], kv.length
+    if rows % sentences or q.stride(-1) != 1 or k.stride(-1) != 1 or v.stride(-1) != 1:
+        raise ValueError(f"unexpected layout: q {tuple(q.shape)}, keys {tuple(k.shape)}")
+    if key_mask is not None:
+        key_mask = key_mask.to(torch.bool)
+    out = q.new_empty(rows, heads * d)
+    failed = library.heedful_decoding_attention(
+        q.data_ptr(), q.stride(0), q.stride(1),
+        keys, values,
+        *_pointer_and_strides(key_mask),
+        *_pointer_and_strides(origin),
+        rows, heads, d, positions, rows // sentences, ctypes.c_float(d**-0.5),
+        out.data_ptr(), torch.get_num_threads(),
+    )  # fmt: skip
+    if failed:
+        raise MemoryError("heedful's native attention could not allocate its scores")
+    return out
+
+
+class _Keys(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("sentence", ctypes.c_int64),
+        ("head", ctypes.c_int64),
+        ("position", ctypes.c_int64),
+        ("slot", ctypes.c_int64),
+    ]
+
+
+def _keys(x: Tensor, slot: int = 0) -> _Keys:
+    return _Keys(x.data_ptr(), x.stride(0), x.stride(1), x.stride(2), slot)
+
+
+def _pointer_and_strides(x: Tensor | None) -> tuple[int | None, int, int]:
+    return (None, 0, 0) if x is None else (x.data_ptr(), x.stride(0), x.stride(1))
+
+
+@cache
+def _library() -> ctypes.CDLL | None:
+    """The compiled kernels, built on first use; None (with one warning) if they can't be."""
+    if not wanted():
+        return None
+    try:
+        library = ctypes.CDLL(str(_build()))
+    except (OSError, subprocess.CalledProcessError, RuntimeError) as error:
+        warnings.warn(
+            f"heedful could not build its native decoding kernel ({error}); decoding uses "
+            "PyTorch operators instead, with the same results, more slowly on CPU. "
+            "HEEDFUL_NATIVE=0 silences this.",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        return None
+    function = library.heedful_decoding_attention
+    i64, pointer = ctypes.c_int64, ctypes.c_void_p
+    function.argtypes = [pointer, i64, i64, _Keys, _Keys, pointer, i64, i64, pointer, i64, i64]
+    function.argtypes += [i64] * 5 + [ctypes.c_float, pointer, ctypes.c_int]
+    function.restype = ctypes.c_int
+    return library
+
+
+def _build() -> Path:
+    """Compile decoding_attention.c into the cache, once per source, flags, compiler and CPU
+    (``-march=native``: a library built for one CPU may not run on another)."""
+    compiler = os.environ.get("CC", "cc")
+    if shutil.which(compiler) is None:
+        raise RuntimeError(f"no C compiler: {compiler!r} not found")
+    source = SOURCE.read_bytes()
+    key = hashlib.sha256(source + " ".join([compiler, *FLAGS, _cpu()]).encode()).hexdigest()
+    cache_dir = Path(os.environ.get("HEEDFUL_CACHE", Path.home() / ".cache" / "heedful"))
+    target = cache_dir / "native" / f"decoding_attention-{key[:16]}.so"
+    if target.exists():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent) as scratch:
+        built = Path(scratch) / target.name
+        done = subprocess.run(
+            [compiler, *FLAGS, str(SOURCE), "-o", str(built)], capture_output=True, text=True
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"{compiler} failed: {done.stderr.strip()[-500:]}")
+        os.replace(built, target)  # atomic: processes building at once each write a whole file
+    return target
+
+
+def _cpu() -> str:
+    """What identifies this machine's CPU for ``-march=native``: its model and flags."""
+    try:
+        info = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return f"{platform.machine()} {platform.processor()} {sys.platform}"
+    wanted_lines = [line for line in info.splitlines() if line.startswith(("model name", "flags"))]
+    return "\n".join(sorted(set(wanted_lines)))
