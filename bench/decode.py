@@ -19,6 +19,8 @@ other round); each times ``--repeats`` runs of each search after a warm-up run. 
 over all rounds, in sentences per second. Because this machine's speed drifts by 20-40% within an
 hour, a second table pairs heedful with CTranslate2 within each round (their processes run back
 to back) and gives the median of those per-round ratios, with the lowest and the highest.
+heedful uses its native decoding kernels (``heedful.native``) unless ``HEEDFUL_NATIVE=0``; the JSON
+says which.
 
 ``--bundled``: also real sentences, as they come: a bundled model (models/NAME, a heedful model,
 so not HF) translates its whole dev set with heedful and with CTranslate2 (the model exported by
@@ -44,6 +46,8 @@ import warnings
 from pathlib import Path
 
 import torch
+
+from heedful import native
 
 ALLOCATOR_ENV = {"MALLOC_MMAP_MAX_": "0", "MALLOC_TRIM_THRESHOLD_": "100000000000"}
 SIZES = {  # d_model, heads, d_ff, layers (encoder = decoder): heedful's presets
@@ -340,6 +344,7 @@ def main() -> None:
             "machine": platform.processor() or platform.machine(), "allocator": ALLOCATOR_ENV,
             "rounds": args.rounds, "repeats": args.repeats, "one_process_per_engine": True,
             "load_average_before": load_before, "load_average_after": os.getloadavg(),
+            "heedful_native_kernels": native.available(),
         }  # fmt: skip
         Path(args.json).write_text(json.dumps({"setup": info, "rows": rows}, indent=2) + "\n")
 

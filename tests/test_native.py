@@ -9,7 +9,7 @@ import warnings
 import pytest
 import torch
 
-from heedful import native
+from heedful import native, search
 from heedful.attention import MultiHeadAttention
 from heedful.bundled import model_dir
 from heedful.kv_cache import BeamKeyValue, KeyValue
@@ -164,3 +164,65 @@ def test_the_library_is_built_once_per_source_flags_and_cpu(monkeypatch, fresh_b
     assert other_flags != built
     monkeypatch.setattr(native, "_cpu", lambda: "another CPU")
     assert native._build() not in {built, other_flags}
+
+
+def test_exp_is_within_two_ulp_down_to_minus_87():
+    x = torch.linspace(-87, 0, 1_000_001)
+    out = torch.empty_like(x)
+    native._library().heedful_exp_nonpositive(x.data_ptr(), out.data_ptr(), x.numel())
+    exact = x.double().exp()
+    relative = (out.double() - exact).abs() / exact
+    assert relative.max() <= 2 * 2**-23  # two float32 units in the last place
+    assert out[-1] == 1.0
+
+
+def candidates_both_ways(monkeypatch, logits, scores, count, **masks):
+    fast = search._best_candidates(logits, scores, count, **masks)
+    monkeypatch.setenv("HEEDFUL_NATIVE", "0")
+    plain = search._best_candidates(logits, scores, count, **masks)
+    monkeypatch.setenv("HEEDFUL_NATIVE", "1")
+    return fast, plain
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("beams", [1, 4], ids=["first step", "four beams"])
+@pytest.mark.parametrize("eos", ["allowed", "too early", "forced on some rows"])
+def test_beam_candidates_equal_log_softmax_mask_add_and_top_k(monkeypatch, threads, beams, eos):
+    torch.manual_seed(3)
+    n, V = 6, 300
+    # a slice of [rows, T, V], as the model's last position is: rows are not contiguous
+    logits = (torch.randn(n * beams, 2, V) * 4)[:, -1]
+    scores = -torch.rand(n, beams) * 10
+    last = None
+    if eos == "forced on some rows":
+        last = torch.zeros(n * beams, dtype=torch.bool)
+        last[[0, 3, n * beams - 1]] = True
+    masks = dict(banned=[1, 7], eos_id=2, allow_eos=eos != "too early", last=last)
+    previous = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        (fast, fast_index), (plain, plain_index) = candidates_both_ways(
+            monkeypatch, logits, scores, 2 * beams, **masks
+        )
+    finally:
+        torch.set_num_threads(previous)
+    torch.testing.assert_close(fast, plain, atol=1e-5, rtol=1e-6)
+    assert torch.equal(fast_index, plain_index)
+    tokens = fast_index % V
+    assert not torch.isin(tokens, torch.tensor([1, 7])).any()
+    if eos == "too early":
+        assert not (tokens == 2).any()
+    if last is not None:  # a forced row offers EOS only
+        rows = fast_index // V + torch.arange(n)[:, None] * beams
+        offered = last[rows] & (fast > float("-inf"))
+        assert (tokens[offered] == 2).all() and offered.any()
+
+
+def test_beam_candidates_fewer_than_asked_come_last_as_minus_infinity(monkeypatch):
+    logits, scores = torch.randn(8, 3), torch.zeros(2, 4)  # 3 tokens, of which only 2 may come
+    masks = dict(banned=[1], eos_id=0, allow_eos=False, last=None)
+    (fast, fast_index), (plain, _) = candidates_both_ways(monkeypatch, logits, scores, 8, **masks)
+    assert torch.isinf(fast[:, 4:]).all() and torch.isinf(plain[:, 4:]).all()
+    torch.testing.assert_close(fast[:, :4], plain[:, :4])
+    assert ((fast_index[:, :4] % 3) == 2).all()
+    assert ((0 <= fast_index) & (fast_index < 12)).all()  # -inf ones still point somewhere real

@@ -28,6 +28,8 @@ from typing import Any, Literal
 import torch
 from torch import Tensor
 
+from heedful import native
+
 NEG_INF = float("-inf")
 PenaltyForm = Literal["gnmt", "power"]
 
@@ -201,11 +203,11 @@ def beam_search(
         at_max_list = [t + 1 >= max_len[s] for s in sentences]
         at_max = torch.tensor(at_max_list).unsqueeze(1)  # [n, 1]
         last = at_max.expand(n, k).reshape(-1) if force_eos else None
-        logp = out.logits.float().log_softmax(dim=-1)  # [n*k, V]
-        logp = _mask_logits(logp, banned, eos_id, t >= min_length, last)
-        V = logp.shape[-1]
-        candidates = logp.view(n, k, V).add_(state.scores.unsqueeze(-1)).view(n, k * V)
-        top_scores, top_index = top_k(candidates, min(2 * K, k * V))  # [n, 2K], sorted
+        logits = out.logits.float()  # [n*k, V]
+        V = logits.shape[-1]
+        top_scores, top_index = _best_candidates(
+            logits, state.scores, min(2 * K, k * V), banned, eos_id, t >= min_length, last
+        )  # [n, 2K], best first
         top_tokens = top_index % V
         top_rows = top_index // V + torch.arange(n).unsqueeze(1) * k  # rows of this step
         stops = (top_tokens == eos_id) | at_max  # [n, 2K]
@@ -254,6 +256,28 @@ def beam_search(
         traces.link(index)
         t += 1
     return [[traces.resolve(h) for h in done[:n_best]] for done in finished]
+
+
+def _best_candidates(
+    logits: Tensor,
+    scores: Tensor,
+    count: int,
+    banned: Sequence[int],
+    eos_id: int,
+    allow_eos: bool,
+    last: Tensor | None,
+) -> tuple[Tensor, Tensor]:
+    """The ``count`` best continuations of each sentence's k beams, best first: their scores
+    (the beam's score + the token's log-probability) [n, count] and their indices beam · V + token
+    into the sentence's k·V candidates. (In one native pass where it can: heedful.native.)"""
+    if native.handles(logits):
+        return native.beam_candidates(
+            logits, scores, count, banned=banned, eos_id=eos_id, allow_eos=allow_eos, last=last
+        )
+    n, k = scores.shape
+    logp = _mask_logits(logits.log_softmax(dim=-1), banned, eos_id, allow_eos, last)
+    candidates = logp.view(n, k, -1).add_(scores.unsqueeze(-1)).view(n, -1)  # [n, k·V]
+    return top_k(candidates, count)
 
 
 def top_k(x: Tensor, k: int, block: int = 64) -> tuple[Tensor, Tensor]:

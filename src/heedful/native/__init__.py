@@ -1,13 +1,17 @@
-"""Native kernels: the few places where PyTorch's per-call costs outweigh the work.
+"""Native kernels: the few places in a decoding step where PyTorch's per-call costs outweigh
+the work, each done in one pass as CTranslate2 does.
 
-A decoding step asks attention for one new query per row over a few dozen keys: a few thousand
-multiply-adds, which PyTorch spreads over some ten operator calls (two batched products, a
-scaling, a mask, a softmax, copies to merge the heads), each with a fixed cost larger than its
-work. ``decoding_attention.c`` does it in one pass, as CTranslate2 does. It is an accelerator
-with the same numbers, never a requirement: it is compiled with the machine's C compiler
-(``$CC``, else ``cc``) the first time it is needed, in about a second, and cached under
-``$HEEDFUL_CACHE`` (default ``~/.cache/heedful``); without a compiler, or with
-``HEEDFUL_NATIVE=0``, heedful computes the same attention with PyTorch operators.
+- ``decoding_attention.c``: attention for one new query per row over a few dozen keys. That is a
+  few thousand multiply-adds, which PyTorch spreads over some ten operator calls (two batched
+  products, a scaling, a mask, a softmax, copies to merge the heads), each with a fixed cost
+  larger than its work.
+- ``beam_candidates.c``: beam search's best continuations from the logits, where PyTorch makes
+  five passes over all K·V of them (log-softmax, mask, add the beams' scores, two top-k).
+
+They are accelerators with the same numbers, never a requirement: compiled with the machine's C
+compiler (``$CC``, else ``cc``) the first time they are needed, in about a second, and cached
+under ``$HEEDFUL_CACHE`` (default ``~/.cache/heedful``). Without a compiler, or with
+``HEEDFUL_NATIVE=0``, heedful computes the same with PyTorch operators.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import warnings
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
@@ -29,8 +34,10 @@ from torch import Tensor
 
 from heedful.kv_cache import BeamKeyValue, KeyValue
 
-SOURCE = Path(__file__).with_name("decoding_attention.c")
-FLAGS = ["-O3", "-march=native", "-fno-math-errno", "-fopenmp", "-shared", "-fPIC"]
+HERE = Path(__file__).parent
+# -fno-trapping-math lets gcc vectorise exp's floorf; nothing here reads floating-point traps
+FLAGS = ["-O3", "-march=native", "-fno-math-errno", "-fno-trapping-math", "-fopenmp"]
+FLAGS += ["-shared", "-fPIC"]
 
 
 def wanted() -> bool:
@@ -90,6 +97,45 @@ def decoding_attention(q: Tensor, kv: KeyValue | BeamKeyValue, key_mask: Tensor 
     return out
 
 
+def beam_candidates(
+    logits: Tensor,
+    scores: Tensor,
+    count: int,
+    *,
+    banned: Sequence[int],
+    eos_id: int,
+    allow_eos: bool,
+    last: Tensor | None,
+) -> tuple[Tensor, Tensor]:
+    """The ``count`` best continuations of each sentence's K beams, best first: what
+    ``heedful.search.beam_search`` takes from log_softmax(logits), masked, plus the beams' scores.
+
+    logits: [n·K, V] (float32, CPU); scores: [n, K], each beam's score so far; banned: ids never
+    generated; allow_eos: False before min_length; last: [n·K] bool or None, rows that may only
+    end (EOS, at no cost). Returns scores [n, count] and indices [n, count] into each sentence's
+    K·V candidates (beam · V + token).
+    """
+    library = _library()
+    if library is None:
+        raise RuntimeError("heedful's native kernels are not available (see heedful.native)")
+    n, K = scores.shape
+    V = logits.shape[-1]
+    if logits.shape[0] != n * K or logits.stride(-1) != 1 or not 1 <= count <= K * V:
+        raise ValueError(f"unexpected shapes: logits {tuple(logits.shape)}, scores {(n, K)}")
+    scores = scores.float().contiguous()
+    banned_ids = torch.tensor(list(banned), dtype=torch.int64)
+    last = None if last is None else last.to(torch.bool).contiguous()
+    top_scores = logits.new_empty(n, count)
+    top_index = torch.empty(n, count, dtype=torch.int64)
+    library.heedful_beam_candidates(
+        logits.data_ptr(), logits.stride(0), scores.data_ptr(), n, K, V,
+        banned_ids.data_ptr(), len(banned_ids), eos_id, allow_eos,
+        None if last is None else last.data_ptr(),
+        count, top_scores.data_ptr(), top_index.data_ptr(), torch.get_num_threads(),
+    )  # fmt: skip
+    return top_scores, top_index
+
+
 class _Keys(ctypes.Structure):
     _fields_ = [
         ("data", ctypes.c_void_p),
@@ -129,26 +175,35 @@ def _library() -> ctypes.CDLL | None:
     function.argtypes = [pointer, i64, i64, _Keys, _Keys, pointer, i64, i64, pointer, i64, i64]
     function.argtypes += [i64] * 5 + [ctypes.c_float, pointer, ctypes.c_int]
     function.restype = ctypes.c_int
+    function = library.heedful_beam_candidates
+    function.argtypes = [pointer, i64, pointer, i64, i64, i64, pointer, i64, i64, ctypes.c_int]
+    function.argtypes += [pointer, i64, pointer, pointer, ctypes.c_int]
+    function.restype = None
+    library.heedful_exp_nonpositive.argtypes = [pointer, pointer, i64]
+    library.heedful_exp_nonpositive.restype = None
     return library
 
 
 def _build() -> Path:
-    """Compile decoding_attention.c into the cache, once per source, flags, compiler and CPU
-    (``-march=native``: a library built for one CPU may not run on another)."""
+    """Compile the kernels into one library in the cache, once per source, flags, compiler and
+    CPU (``-march=native``: a library built for one CPU may not run on another)."""
     compiler = os.environ.get("CC", "cc")
     if shutil.which(compiler) is None:
         raise RuntimeError(f"no C compiler: {compiler!r} not found")
-    source = SOURCE.read_bytes()
-    key = hashlib.sha256(source + " ".join([compiler, *FLAGS, _cpu()]).encode()).hexdigest()
+    sources = sorted(HERE.glob("*.c"))
+    text = b"".join(p.read_bytes() for p in sorted([*sources, *HERE.glob("*.h")]))
+    key = hashlib.sha256(text + " ".join([compiler, *FLAGS, _cpu()]).encode()).hexdigest()
     cache_dir = Path(os.environ.get("HEEDFUL_CACHE", Path.home() / ".cache" / "heedful"))
-    target = cache_dir / "native" / f"decoding_attention-{key[:16]}.so"
+    target = cache_dir / "native" / f"kernels-{key[:16]}.so"
     if target.exists():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent) as scratch:
         built = Path(scratch) / target.name
         done = subprocess.run(
-            [compiler, *FLAGS, str(SOURCE), "-o", str(built)], capture_output=True, text=True
+            [compiler, *FLAGS, *map(str, sources), "-o", str(built), "-lm"],
+            capture_output=True,
+            text=True,
         )
         if done.returncode != 0:
             raise RuntimeError(f"{compiler} failed: {done.stderr.strip()[-500:]}")

@@ -14,30 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exp.h"
+
 typedef struct {
     const float *data;
     int64_t sentence, head, position, slot; /* strides, in floats */
 } Keys;
-
-/* e^x for x <= 0, within 2 ulp (Cephes' expf): 2^k · e^r with r = x - k·ln 2 in [-ln2/2, ln2/2].
-   Unlike libm's expf it vectorises, which made this kernel 25% faster. Below -87, 0 would be
-   exact enough: the largest weight is e^0 = 1, and float32 cannot tell 1 + 1e-38 from 1. */
-static inline float exp_nonpositive(float x) {
-    x = x < -87.0f ? -87.0f : x;
-    float k = floorf(x * 1.44269504088896341f + 0.5f);
-    float r = x - k * 0.693359375f + k * 2.12194440e-4f;
-    float p = 1.9875691500e-4f;
-    p = p * r + 1.3981999507e-3f;
-    p = p * r + 8.3334519073e-3f;
-    p = p * r + 4.1665795894e-2f;
-    p = p * r + 1.6666665459e-1f;
-    p = p * r + 5.0000001201e-1f;
-    p = p * r * r + r + 1.0f;
-    int32_t bits = ((int32_t)k + 127) << 23; /* 2^k */
-    float two_k;
-    memcpy(&two_k, &bits, sizeof two_k);
-    return p * two_k;
-}
 
 /* Four dot products with q at once: independent sums keep the multiply-add units busy. */
 static void dot4(const float *q, const float *const *keys, int64_t d, float *out) {
