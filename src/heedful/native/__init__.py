@@ -35,9 +35,10 @@ from torch import Tensor
 from heedful.kv_cache import BeamKeyValue, KeyValue
 
 HERE = Path(__file__).parent
-# -fno-trapping-math lets gcc vectorise exp's floorf; nothing here reads floating-point traps
+# -fno-trapping-math lets gcc vectorise exp's floorf (nothing here reads floating-point traps);
+# -fassociative-math lets it sum a dot product's lanes in registers, in a different order
 FLAGS = ["-O3", "-march=native", "-fno-math-errno", "-fno-trapping-math", "-fopenmp"]
-FLAGS += ["-shared", "-fPIC"]
+FLAGS += ["-fassociative-math", "-fno-signed-zeros", "-shared", "-fPIC"]
 
 
 def wanted() -> bool:

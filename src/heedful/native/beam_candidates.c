@@ -39,7 +39,6 @@ static float log_sum_exp(const float *x, int64_t n) {
 #pragma omp simd reduction(max : most)
     for (int64_t i = 0; i < n; ++i) most = x[i] > most ? x[i] : most;
     float total = 0.0f;
-#pragma omp simd reduction(+ : total)
     for (int64_t i = 0; i < n; ++i) total += exp_nonpositive(x[i] - most);
     return most + logf(total);
 }

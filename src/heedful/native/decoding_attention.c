@@ -25,7 +25,6 @@ typedef struct {
 static void dot4(const float *q, const float *const *keys, int64_t d, float *out) {
     const float *k0 = keys[0], *k1 = keys[1], *k2 = keys[2], *k3 = keys[3];
     float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
-#pragma omp simd reduction(+ : s0, s1, s2, s3)
     for (int64_t i = 0; i < d; ++i) {
         s0 += q[i] * k0[i];
         s1 += q[i] * k1[i];
@@ -37,7 +36,6 @@ static void dot4(const float *q, const float *const *keys, int64_t d, float *out
 
 static float dot(const float *a, const float *b, int64_t n) {
     float s = 0.0f;
-#pragma omp simd reduction(+ : s)
     for (int64_t i = 0; i < n; ++i) s += a[i] * b[i];
     return s;
 }
@@ -80,7 +78,6 @@ int heedful_decoding_attention(
             for (; p < count; ++p) w[p] = dot(query, seen[p], d);
             float most = -INFINITY, total = 0.0f;
             for (p = 0; p < count; ++p) most = w[p] > most ? w[p] : most;
-#pragma omp simd reduction(+ : total)
             for (p = 0; p < count; ++p) total += (w[p] = exp_nonpositive((w[p] - most) * scale));
             float *o = out + r * heads * d + h * d;
 for (int64_t i = 0; i < d; ++i) o[i] = 0.0f;

@@ -10,16 +10,19 @@
    Unlike libm's expf it vectorises (decoding attention: 25% faster). Below -87, 0 would be
    exact enough: the largest weight is e^0 = 1, and float32 cannot tell 1 + 1e-38 from 1. */
 static inline float exp_nonpositive(float x) {
+    /* fmaf throughout: one rounding each, and no reassociation (-fassociative-math) can undo
+       the two-part subtraction of k·ln 2 */
     x = x < -87.0f ? -87.0f : x;
-    float k = floorf(x * 1.44269504088896341f + 0.5f);
-    float r = x - k * 0.693359375f + k * 2.12194440e-4f;
+    float k = floorf(fmaf(x, 1.44269504088896341f, 0.5f));
+    float r = fmaf(k, -0.693359375f, x);
+    r = fmaf(k, 2.12194440e-4f, r);
     float p = 1.9875691500e-4f;
-    p = p * r + 1.3981999507e-3f;
-    p = p * r + 8.3334519073e-3f;
-    p = p * r + 4.1665795894e-2f;
-    p = p * r + 1.6666665459e-1f;
-    p = p * r + 5.0000001201e-1f;
-    p = p * r * r + r + 1.0f;
+    p = fmaf(p, r, 1.3981999507e-3f);
+    p = fmaf(p, r, 8.3334519073e-3f);
+    p = fmaf(p, r, 4.1665795894e-2f);
+    p = fmaf(p, r, 1.6666665459e-1f);
+    p = fmaf(p, r, 5.0000001201e-1f);
+    p = fmaf(p, r * r, r) + 1.0f;
     union { int32_t bits; float value; } two_k = {((int32_t)k + 127) << 23}; /* 2^k */
     return p * two_k.value;
 }
