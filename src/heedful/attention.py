@@ -14,7 +14,8 @@ Three ways to compute the same numbers, chosen per call:
 The plain formula is also used for the fast path where it measured faster: short sequences (in
 training, the CPU flash kernel's backward pass is slow: see bench/attention.py; in inference,
 its fixed cost dominates) and decoding steps (one query per row; with a beam cache, a sentence's
-beams together).
+beams together). A decoding step without weights goes to ``heedful.native``'s C kernel when it is
+built: the same formula in one pass, without PyTorch's cost per operator call.
 """
 
 from __future__ import annotations
@@ -210,15 +211,13 @@ class MultiHeadAttention(nn.Module):
             q = self._split_heads(self.q_proj(x))
             kv = memory if isinstance(memory, KeyValue) else self.project(memory)
         b, _, t, _ = q.shape
-        if t == 1 and not need_weights and self.window is None and head_mask is None:
-            if native.handles(q):  # a decoding step: one pass in C, heads merged
-                mask = (
-                    None if isinstance(kv, BeamKeyValue) else key_mask
-                )  # a beam cache's are all real
-                out = native.decoding_attention(q, kv, mask)
-                return self.out_proj(out.view(b, 1, -1)), kv, None
+        plain = not need_weights and self.window is None and head_mask is None
+        if plain and t == 1 and native.handles(q):  # a decoding step: one pass in C
+            mask = None if isinstance(kv, BeamKeyValue) else key_mask  # a beam cache's: all real
+            out = native.decoding_attention(q, kv, mask)  # [B, H·d_k], heads merged
+            return self.out_proj(out.view(b, 1, -1)), kv, None
         if isinstance(kv, BeamKeyValue):
-            if not need_weights and self.window is None and head_mask is None:
+            if plain:
                 return self._merge_heads(_beam_attention(q, kv)), kv, None
             seen = kv.per_row()  # the plain path below, on a copy in per-row order
         else:

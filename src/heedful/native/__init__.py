@@ -46,11 +46,11 @@ def wanted() -> bool:
     return os.environ.get("HEEDFUL_NATIVE", "1") != "0"
 
 
-def handles(q: Tensor) -> bool:
-    """Whether ``decoding_attention`` takes these queries: float32 on the CPU, outside autograd,
-    with the kernels wanted and built."""
+def handles(x: Tensor) -> bool:
+    """Whether the kernels take x (the queries, the logits): float32 on the CPU, outside
+    autograd, with the kernels wanted and built."""
     return (
-        q.dtype == torch.float32 and q.device.type == "cpu" and not q.requires_grad and available()
+        x.dtype == torch.float32 and x.device.type == "cpu" and not x.requires_grad and available()
     )
 
 
@@ -158,13 +158,11 @@ def _pointer_and_strides(x: Tensor | None) -> tuple[int | None, int, int]:
 @cache
 def _library() -> ctypes.CDLL | None:
     """The compiled kernels, built on first use; None (with one warning) if they can't be."""
-    if not wanted():
-        return None
     try:
         library = ctypes.CDLL(str(_build()))
     except (OSError, subprocess.CalledProcessError, RuntimeError) as error:
         warnings.warn(
-            f"heedful could not build its native decoding kernel ({error}); decoding uses "
+            f"heedful could not build its native decoding kernels ({error}); decoding uses "
             "PyTorch operators instead, with the same results, more slowly on CPU. "
             "HEEDFUL_NATIVE=0 silences this.",
             RuntimeWarning,
