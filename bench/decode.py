@@ -3,14 +3,14 @@
     python bench/decode.py [--sizes small base] [--rounds 3] [--json bench/results/decode.json]
     python bench/decode.py --sizes --bundled es-en en-fr --engines ct2 heedful --repeats 1
 
-One random Marian model per size (HF ``MarianConfig``: swish, concatenated sinusoids, scaled
-embeddings, final logits bias, decoder starting from pad; vocabulary 8,000) is saved as a Marian
-directory and loaded three ways: by HF transformers, by heedful (``heedful.interop.marian``), and
-by CTranslate2 (its ``TransformersConverter``, float32 and int8). Every engine translates the same
-batch: 32 sentences of 20 source tokens (19 random pieces and end-of-sentence), exactly 20 new
+One random Marian model per size (HF ``MarianConfig``'s defaults: GELU, concatenated sinusoids,
+unscaled embeddings, final logits bias, decoder starting from pad; vocabulary 8,000) is saved as a
+Marian directory and loaded three ways: by HF transformers, by heedful (``heedful.interop.marian``),
+and by CTranslate2 (its ``TransformersConverter``, float32 and int8). Every engine translates the
+same batch: 32 sentences of 20 source tokens (19 random pieces and end-of-sentence), exactly 20 new
 tokens each (min = max length), greedy and beam 4. int8 is PyTorch dynamic quantisation of the
-linear layers for heedful and HF, CTranslate2's own int8 for it. 2 threads everywhere and the
-same glibc allocator settings for all engines (the script re-executes itself with them).
+linear layers for heedful and HF, CTranslate2's own int8 for it. 2 threads everywhere and the same
+glibc allocator settings for all engines (the script re-executes itself with them).
 
 Each engine runs in a process of its own: in one shared process the engines' thread pools (two
 OpenMP runtimes, PyTorch's and CTranslate2's) slowed each other down, every engine by up to 2x.
