@@ -65,6 +65,15 @@ def test_decoding_attention_equals_the_formula(threads, group, masked):
     torch.testing.assert_close(out, formula(q, k, v, mask), atol=2e-6, rtol=2e-5)
 
 
+def test_a_row_that_may_see_no_key_gets_zeros():
+    k, v = projected(2, 3)
+    q = torch.randn(2, H, 1, D)
+    mask = torch.tensor([[True, False, True], [False, False, False]])
+    out = native.decoding_attention(q, KeyValue(k, v), mask)
+    torch.testing.assert_close(out[0], formula(q, k, v, mask)[0])
+    assert torch.equal(out[1], torch.zeros(H * D))  # PyTorch's softmax: NaN
+
+
 def test_beam_cache_attention_equals_each_rows_own_history():
     torch.manual_seed(1)
     n, K = 3, 4

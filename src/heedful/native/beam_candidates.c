@@ -10,8 +10,6 @@
 
 #include <math.h>
 #include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "exp.h"
 

@@ -4,7 +4,8 @@
 
    over the keys of the row's sentence s; a sentence's `group` rows (its beams) share them.
    With a beam cache (origin != NULL) each position p of a sentence holds one key per beam slot,
-   and row r reads the slot origin[r, p]: its own history's. Keys a mask rules out get weight 0.
+   and row r reads the slot origin[r, p]: its own history's. Keys a mask rules out get weight 0
+   (a row that may see no key at all gets zeros, where PyTorch's softmax gives NaN).
 
    The same numbers as PyTorch's batched products and softmax (heedful/attention.py), without
    their per-call costs, which dominate at these sizes: a few thousand multiply-adds per row. */
@@ -12,7 +13,6 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "exp.h"
 
@@ -51,17 +51,18 @@ int heedful_decoding_attention(
     int failed = 0;
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
-        /* per thread: the scores, and the keys and values each position of a row reads */
+        /* per thread: the keys and values each position of a row reads, and the scores */
         size_t n = (size_t)(positions > 0 ? positions : 1);
-        float *w = malloc(n * (sizeof(float) + 2 * sizeof(float *)));
-        const float **seen = (const float **)(w + n), **read = seen + n;
-        if (!w) {
+        const float **seen = malloc(n * (2 * sizeof(float *) + sizeof(float)));
+        const float **read = seen ? seen + n : NULL;
+        float *w = seen ? (float *)(read + n) : NULL;
+        if (!seen) {
 #pragma omp atomic write
             failed = 1;
         }
 #pragma omp for schedule(static)
         for (int64_t rh = 0; rh < rows * heads; ++rh) {
-            if (!w) continue;
+            if (!seen) continue;
             int64_t r = rh / heads, h = rh % heads, s = r / group;
             const float *query = q + r * q_row + h * q_head;
             const float *keys = k.data + s * k.sentence + h * k.head;
@@ -80,7 +81,7 @@ int heedful_decoding_attention(
             for (p = 0; p < count; ++p) most = w[p] > most ? w[p] : most;
             for (p = 0; p < count; ++p) total += (w[p] = exp_nonpositive((w[p] - most) * scale));
             float *o = out + r * heads * d + h * d;
-for (int64_t i = 0; i < d; ++i) o[i] = 0.0f;
+            for (int64_t i = 0; i < d; ++i) o[i] = 0.0f;
             for (p = 0; p + 4 <= count; p += 4) { /* four values at a time: a quarter of the stores */
                 const float *v0 = read[p], *v1 = read[p + 1], *v2 = read[p + 2], *v3 = read[p + 3];
                 float w0 = w[p] / total, w1 = w[p + 1] / total;
@@ -96,7 +97,7 @@ for (int64_t i = 0; i < d; ++i) o[i] = 0.0f;
                 for (int64_t i = 0; i < d; ++i) o[i] += w0 * v0[i];
             }
         }
-        free(w);
+        free(seen);
     }
     return failed;
 }
