@@ -1,6 +1,17 @@
 """Shared test settings."""
 
+import atexit
+import os
+import shutil
+import tempfile
+
 import torch
+
+# heedful's native kernels build into a folder of this test session's own (unless one is given):
+# every run tests the build, and a home folder nobody may write to cannot fail it.
+if not os.environ.get("HEEDFUL_CACHE"):
+    os.environ["HEEDFUL_CACHE"] = tempfile.mkdtemp(prefix="heedful-tests-")
+    atexit.register(shutil.rmtree, os.environ["HEEDFUL_CACHE"], ignore_errors=True)
 
 # Tests run tiny models: one thread is as fast there and far steadier on a busy machine, where
 # two threads' OpenMP barriers can make a tiny forward pass 50x slower.

@@ -175,6 +175,12 @@ def test_the_library_is_built_once_per_source_flags_and_cpu(monkeypatch, fresh_b
     assert native._build() not in {built, other_flags}
 
 
+def test_without_heedful_cache_the_kernels_go_to_the_xdg_cache(monkeypatch, tmp_path):
+    monkeypatch.delenv("HEEDFUL_CACHE")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert native._build().parent == tmp_path / "heedful" / "native"
+
+
 def test_exp_is_within_two_ulp_down_to_minus_87():
     x = torch.linspace(-87, 0, 1_000_001)
     out = torch.empty_like(x)

@@ -9,9 +9,9 @@ the work, each done in one pass as CTranslate2 does.
   five passes over all K·V of them (log-softmax, mask, add the beams' scores, two top-k).
 
 They are accelerators with the same numbers, never a requirement: compiled with the machine's C
-compiler (``$CC``, else ``cc``) the first time they are needed, in about a second, and cached
-under ``$HEEDFUL_CACHE`` (default ``~/.cache/heedful``). Without a compiler, or with
-``HEEDFUL_NATIVE=0``, heedful computes the same with PyTorch operators.
+compiler (``$CC``, else ``cc``) the first time they are needed, in about a second, and cached under
+``$HEEDFUL_CACHE`` (default ``$XDG_CACHE_HOME/heedful`` or ``~/.cache/heedful``). Without a
+compiler, or with ``HEEDFUL_NATIVE=0``, heedful computes the same with PyTorch operators.
 """
 
 from __future__ import annotations
@@ -164,7 +164,7 @@ def _library() -> ctypes.CDLL | None:
         warnings.warn(
             f"heedful could not build its native decoding kernels ({error}); decoding uses "
             "PyTorch operators instead, with the same results, more slowly on CPU. "
-            "HEEDFUL_NATIVE=0 silences this.",
+            "HEEDFUL_CACHE=DIR builds them elsewhere; HEEDFUL_NATIVE=0 silences this.",
             RuntimeWarning,
             stacklevel=3,
         )
@@ -192,11 +192,23 @@ def _build() -> Path:
     sources = sorted(HERE.glob("*.c"))
     text = b"".join(p.read_bytes() for p in sorted([*sources, *HERE.glob("*.h")]))
     key = hashlib.sha256(text + " ".join([compiler, *FLAGS, _cpu()]).encode()).hexdigest()
-    cache_dir = Path(os.environ.get("HEEDFUL_CACHE", Path.home() / ".cache" / "heedful"))
-    target = cache_dir / "native" / f"kernels-{key[:16]}.so"
+    target = _cache_folder() / "native" / f"kernels-{key[:16]}.so"
     if target.exists():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
+    return _compile(compiler, sources, target)
+
+
+def _cache_folder() -> Path:
+    """Where heedful keeps what it builds: $HEEDFUL_CACHE, else $XDG_CACHE_HOME/heedful, else
+    ~/.cache/heedful."""
+    if os.environ.get("HEEDFUL_CACHE"):
+        return Path(os.environ["HEEDFUL_CACHE"])
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "heedful"
+
+
+def _compile(compiler: str, sources: list[Path], target: Path) -> Path:
+    """Compile in a scratch folder next to ``target``, then move the library into place."""
     with tempfile.TemporaryDirectory(dir=target.parent) as scratch:
         built = Path(scratch) / target.name
         done = subprocess.run(
