@@ -92,6 +92,8 @@ def test_beam_cache_attention_equals_each_rows_own_history():
     )
     with pytest.raises(ValueError, match="no key_mask"):
         native.decoding_attention(q, cache, torch.ones(n, cache.length, dtype=torch.bool))
+    with pytest.raises(ValueError, match="unexpected layout"):  # one query per row only
+        native.decoding_attention(q.expand(-1, -1, 2, -1), cache, None)
 
 
 def test_attention_takes_the_kernel_for_one_new_query_and_gives_the_same_numbers(monkeypatch):

@@ -67,9 +67,7 @@ def decoding_attention(q: Tensor, kv: KeyValue | BeamKeyValue, key_mask: Tensor 
     whose g rows each (beams) share them, or a beam cache. key_mask: [n, S], True = real key
     (not with a beam cache). Returns [B, H·d_k], ready for W^O.
     """
-    library = _library()
-    if library is None:
-        raise RuntimeError("heedful's native kernels are not available (see heedful.native)")
+    library = _loaded()
     rows, heads, _, d = q.shape
     if isinstance(kv, BeamKeyValue):
         if key_mask is not None:
@@ -80,7 +78,7 @@ def decoding_attention(q: Tensor, kv: KeyValue | BeamKeyValue, key_mask: Tensor 
         k, v, origin = kv.k, kv.v, None  # [n, H, S, d_k]
         keys, values = _keys(k), _keys(v)
     sentences, positions = k.shape[0], kv.length
-    if rows % sentences or q.stride(-1) != 1 or k.stride(-1) != 1 or v.stride(-1) != 1:
+    if q.shape[2] != 1 or rows % sentences or any(x.stride(-1) != 1 for x in (q, k, v)):
         raise ValueError(f"unexpected layout: q {tuple(q.shape)}, keys {tuple(k.shape)}")
     if key_mask is not None:
         key_mask = key_mask.to(torch.bool)
@@ -116,9 +114,7 @@ def beam_candidates(
     end (EOS, at no cost). Returns scores [n, count] and indices [n, count] into each sentence's
     K·V candidates (beam · V + token).
     """
-    library = _library()
-    if library is None:
-        raise RuntimeError("heedful's native kernels are not available (see heedful.native)")
+    library = _loaded()
     n, K = scores.shape
     V = logits.shape[-1]
     if logits.shape[0] != n * K or logits.stride(-1) != 1 or not 1 <= count <= K * V:
@@ -153,6 +149,13 @@ def _keys(x: Tensor, slot: int = 0) -> _Keys:
 
 def _pointer_and_strides(x: Tensor | None) -> tuple[int | None, int, int]:
     return (None, 0, 0) if x is None else (x.data_ptr(), x.stride(0), x.stride(1))
+
+
+def _loaded() -> ctypes.CDLL:
+    library = _library()
+    if library is None:
+        raise RuntimeError("heedful's native kernels are not available (see heedful.native)")
+    return library
 
 
 @cache
