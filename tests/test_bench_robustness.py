@@ -1,0 +1,194 @@
+"""bench/robustness.py: its variants are what they say, seeded, and its copy metric counts right.
+
+Hand-made pairs and hypotheses throughout; only the last test loads a bundled model (a few
+sentences through the whole script)."""
+
+import importlib.util
+import json
+import re
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+_spec = importlib.util.spec_from_file_location("bench_robustness", REPO / "bench/robustness.py")
+rb = importlib.util.module_from_spec(_spec)
+sys.modules["bench_robustness"] = rb  # dataclasses look their module up while being made
+_spec.loader.exec_module(rb)
+
+PAIRS = [  # Spanish -> English
+    ("Tom tiene un perro.", "Tom has a dog."),
+    ("Vi a Tom ayer.", "I saw Tom yesterday."),
+    ("Mary vive en Boston.", "Mary lives in Boston."),
+    ("Quiero vivir en Boston.", "I want to live in Boston."),
+    ("Tom y Mary fueron a Boston.", "Tom and Mary went to Boston."),
+    ("Compré tres manzanas.", "I bought three apples."),
+    ("El tren sale a las nueve.", "The train leaves at nine o'clock."),
+    ("Harvard se fundó en 1636.", "Harvard was founded in 1636."),
+    ("Cuesta 7,50 euros.", "It costs 7.50 euros."),
+    ("Hace mucho frío hoy en la ciudad.", "It is very cold today in the city."),
+    ("Mi hermano trabaja en un banco grande.", "My brother works in a big bank."),
+    ("Los niños juegan en el parque cada tarde.", "The children play in the park every evening."),
+    ("Ella lee un libro nuevo cada semana.", "She reads a new book every week."),
+    ("Nosotros comemos pescado los viernes.", "We eat fish on Fridays."),
+    ("El perro duerme debajo de la mesa.", "The dog sleeps under the table."),
+    ("Mi madre cocina muy bien.", "My mother cooks very well."),
+    ("El invierno fue largo y oscuro.", "The winter was long and dark."),
+    ("Ellos viajan en tren al trabajo.", "They travel by train to work."),
+    ("La tienda abre temprano los sábados.", "The shop opens early on Saturdays."),
+    ("Yo escribo cartas a mis abuelos.", "I write letters to my grandparents."),
+]
+PAIRS = [rb.Pair(s, t) for s, t in PAIRS]
+
+
+@pytest.fixture(scope="module")
+def pool():
+    return rb.name_pool(rb.SEED, set(), per_locale=4)
+
+
+def variants(pool, seed=rb.SEED, n=6):
+    names, places = rb.name_candidates(PAIRS, "es", "en")
+    return rb.make_variants(PAIRS, "es", "en", n, seed, pool, names, places)
+
+
+def test_variants_are_the_same_for_a_seed_and_differ_for_another(pool):
+    def plain(v):
+        return {name: [asdict(it) for it in items] for name, items in v.items()}
+
+    assert plain(variants(pool)) == plain(variants(pool))
+    assert plain(variants(pool)) != plain(variants(pool, seed=rb.SEED + 1))
+    assert rb.name_pool(rb.SEED, set(), per_locale=4) == pool
+
+
+def test_name_pool_is_latin_unseen_and_from_many_languages(pool):
+    assert all(pool[kind] for kind in ("first", "full", "city"))
+    names = [name for kind in pool.values() for name in kind]
+    assert all(rb.is_latin_name(name) for name in names)
+    assert not rb.is_latin_name("渡辺 直樹") and not rb.is_latin_name("Dr. Kiplagat")
+    assert any(c in "".join(names) for c in "ąęłńśźżğışçãõ")  # beyond English letters
+    seen = {w for name in pool["first"] for w in rb.WORD.findall(name)}
+    unseen = rb.name_pool(rb.SEED, seen, per_locale=4)
+    assert not {w for name in unseen["first"] for w in rb.WORD.findall(name)} & seen
+
+
+def test_names_come_from_the_data_and_are_replaced_on_both_sides(pool):
+    names, places = rb.name_candidates(PAIRS, "es", "en")
+    assert names == {"Tom", "Mary", "Boston"} and places == {"Boston"}  # Harvard: initial only
+    items = variants(pool, n=0)["names"]
+    assert len(items) == 5  # every pair with a name, one name each
+    for item in items:
+        new = item.expect[0]
+        assert new in item.src and new in item.ref and item.count == item.ref.count(new)
+        assert (item.kind == "city") == (PAIRS[item.parts[0]].src == "Quiero vivir en Boston.")
+        assert item.expect[0] in pool["city" if item.kind == "city" else item.kind]
+        original = re.findall(r"\b(?:Tom|Mary|Boston)\b", PAIRS[item.parts[0]].src)
+        assert len(re.findall(r"\b(?:Tom|Mary|Boston)\b", item.src)) == len(original) - 1
+
+
+def test_french_elision_follows_the_new_name():
+    assert rb.replace_name("C'est le chien de Tom.", "Tom", "Ana", "fr") == "C'est le chien d'Ana."
+    assert rb.replace_name("Le livre d'Alice.", "Alice", "Kwame", "fr") == "Le livre de Kwame."
+    assert rb.replace_name("Tom's dog.", "Tom", "Ana", "en") == "Ana's dog."
+
+
+def test_decimal_separators_follow_each_language():
+    assert rb.format_number("decimal", (7, "50"), "es") == ["7,50"]
+    assert rb.format_number("decimal", (7, "50"), "en") == ["7.50"]
+    assert rb.number_value("5.000", "es") == rb.number_value("5,000", "en") == 5000
+    assert rb.number_value("3,4", "fr") == 3.4 and rb.number_value("3.4", "en") == 3.4
+    items = variants(rb.name_pool(1, set(), per_locale=1), n=0)["numbers"]
+    decimals = [it for it in items if it.kind == "decimal"]
+    assert decimals
+    for item in decimals:
+        source = re.search(r"\d+,\d+", item.src).group()
+        assert item.expect == [source.replace(",", ".")] and item.expect[0] in item.ref
+
+
+def test_numbers_fill_digit_word_and_clock_slots():
+    items = variants(rb.name_pool(1, set(), per_locale=1), n=0)["numbers"]
+    kinds = {}
+    for it in items:
+        kinds.setdefault(PAIRS[it.parts[0]].src, set()).add(it.kind)
+    assert kinds == {
+        "Compré tres manzanas.": {"integer", "decimal"},
+        "El tren sale a las nueve.": {"time"},
+        "Harvard se fundó en 1636.": {"year"},
+        "Cuesta 7,50 euros.": {"integer", "decimal"},
+    }
+    (time,) = [it for it in items if it.kind == "time"]
+    assert re.fullmatch(r"The train leaves at \d{1,2}:\d\d\.", time.ref)  # "o'clock" goes too
+    assert time.expect[0] in time.src
+    fr = rb.format_number("time", (8, 45), "fr")
+    assert fr[0] == "8:45" and "8h45" in fr
+
+
+def test_caps_title_and_casual_do_what_they_say(pool):
+    v = variants(pool)
+    assert len({len(v[name]) for name in ("clean", "caps", "title", "casual")}) == 1
+    for clean, caps, title, casual in zip(
+        v["clean"], v["caps"], v["title"], v["casual"], strict=True
+    ):
+        assert caps.src == clean.src.upper() and caps.ref == clean.ref
+        assert title.src.lower() == clean.src.lower()
+        firsts = [re.search(r"\w", word).group() for word in title.src.split()]
+        assert all(c.isupper() for c in firsts if c.isalpha())
+        assert casual.src == rb.casual(clean.src)
+    assert rb.casual("¿Dónde está el baño?") == "donde esta el baño"
+    assert rb.casual("¡Él comió pingüino!") == "el comio pinguino"
+    assert rb.casual("Ça va très bien !") == "ça va tres bien"
+    assert rb.title_case("don't stop, ¿vale?") == "Don't Stop, ¿Vale?"
+
+
+def test_copy_rate_counts_a_correct_and_an_incorrect_copy():
+    number = rb.Item("Cuesta 7,50 euros.", "It costs 7.50 euros.", [0], "", ["7.50"], 1, "decimal")
+    assert rb.copies("It costs 7.50 euros.", number)
+    assert rb.copies("It's 7.50.", number)
+    assert not rb.copies("It costs 7,50 euros.", number)  # the source's separator
+    assert not rb.copies("It costs 17.50 euros.", number)
+    assert not rb.copies("It costs 7.505 euros.", number)
+    name = rb.Item("Kwame y Kwame.", "Kwame and Kwame.", [0], "", ["Kwame"], 2, "first")
+    assert rb.copies("Kwame and Kwame.", name)
+    assert not rb.copies("Kwame and Kwys.", name)  # as often as the reference has it
+    assert not rb.copies("Kwamey and Kwame.", name)
+
+
+def test_paragraphs_join_consecutive_sentences():
+    import random
+
+    items = rb.paragraph_items(PAIRS, random.Random(0), 30)
+    assert sum(len(it.parts) for it in items) >= 30
+    for item in items:
+        assert 2 <= len(item.parts) <= 6
+        assert item.parts == list(range(item.parts[0], item.parts[0] + len(item.parts)))
+        assert item.src == " ".join(PAIRS[i].src for i in item.parts)
+        assert item.ref == item.clean_ref == " ".join(PAIRS[i].tgt for i in item.parts)
+
+
+def test_long_sentences_join_statements_into_40_to_80_words():
+    import random
+
+    pairs = PAIRS * 3  # enough statements to reach 40 words
+    items = rb.long_items(pairs, "es", "en", random.Random(0), 20, {"Tom"})
+    for item in items:
+        assert 40 <= len(item.src.split()) <= 80 and item.src.count(".") == 1
+        assert " y " in item.src or " e " in item.src
+        assert " and " in item.ref and item.ref.endswith(".")
+    assert rb.join_long(["Tom come.", "Tom bebe."], "es", {"Tom"}) == "Tom come y Tom bebe."
+    assert rb.join_long(["Él come.", "Ignacio bebe."], "es", set()) == "Él come e ignacio bebe."
+
+
+def test_the_script_runs_on_a_bundled_model(tmp_path):
+    out = tmp_path / "robustness.json"
+    model = REPO / "models" / "es-en"
+    assert rb.main(["--model", str(model), "--sentences", "3", "--json", str(out)]) == 0
+    (result,) = json.loads(out.read_text())
+    assert (result["src"], result["tgt"]) == ("es", "en")
+    for name, v in result["variants"].items():
+        assert v["items"] >= 1, name
+        assert 0 <= v["bleu"] <= 100.001 and 0 <= v["clean_bleu"] <= 100.001
+        assert all(ex["hyp"].strip() for ex in v["examples"])
+    for name in ("names", "numbers"):
+        v = result["variants"][name]
+        assert len(v["failures"]) == round((1 - v["copied"]) * v["items"])
