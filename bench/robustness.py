@@ -6,25 +6,28 @@ paragraphs and long sentences, measured on variants of the same dev sentences (i
     python bench/robustness.py --model DIR --data dev.tsv --src de --tgt en
 
 Only the dev split is read (the model's config.json names it; ``--data`` for another), each
-source once with its first reference. Every variant draws its own seeded sample of ``--sentences``
-dev sentences (0: all) and is translated through ``Translator.translate(beam_size=4)`` as a user
-calls it, so whatever the Translator learns to do (segmenting, casing) is measured with it.
+source once with its first reference. One seeded sample of ``--sentences`` dev sentences (0: all)
+is the clean input and, transformed, caps, title and casual; names and numbers sample as many of
+the pairs that have a slot (there may be fewer); paragraphs and long sentences are drawn until
+they hold that many dev sentences. Every input goes through ``Translator.translate(beam_size=4)``
+as a user calls it, so whatever the Translator learns to do (segmenting, casing) is measured too.
 
 Variants (source and reference change together unless said):
 - names: a span of capitalised words that is identical on both sides and never lowercase in the
   dev data, not only ever sentence-initial (Tatoeba's "Tom", "Mary", "Boston", "San Diego"), is
   replaced on both sides by an unseen name: a first name, a full name or, for a span that follows
-  "in"/"en" in at least 30% of its uses, a city. Names come from Faker's locale-aware providers
+  a place word (PLACE_CUES: "in", "to", "from", "en" ...) in at least a quarter of its uses on
+  either side, a city. One name per pair (the first). Names come from Faker's locale-aware providers
   for many languages (LOCALES; Japanese and Chinese romanised), Latin script only, seeded with
   20261205 (``--seed``; the training augmentation seeds Faker with the run's seed), and none holds
   a word of the model's training text (when config.json names a readable one). French elision
   follows the new name ("de Tom" -> "d'Ana").
 - numbers: a slot is a number that reads the same on both sides (digits, with each language's
   separators) or a number word 2-12 in both languages (English, Spanish, French). Each slot gets
-  new numbers of the kinds that fit it: a quantity a 1-4 digit integer and a decimal ("7,50" in
-  Spanish or French, "7.50" in English), a year a year, a time a time ("8:45"; a French output may
-  also write "8h45"). Every number word slot thus becomes a digit slot: Tatoeba's dev sets hold only
-  about a dozen digit numbers.
+  new numbers of the kinds that fit it, one item each: a quantity a 1-4 digit integer and a
+  decimal ("7,50" in Spanish or French, "7.50" in English), a year a year, a clock time ("a las
+  nueve", "at nine o'clock", "8:45") a time ("8:45"; a French output may also write "8h45").
+  Number words thus become digits: Tatoeba's dev sets hold only about a dozen digit numbers.
 - caps / title: the source in ALL CAPS / with every word capitalised.
 - casual: the source lowercased, accents removed (tilde and cedilla kept: ñ and ç have keys of
   their own), final punctuation and Spanish ¿ ¡ dropped.
@@ -76,9 +79,12 @@ NUMBER_WORDS = {  # 2-12; "one" is left out (un, une, uno, una are also articles
 WORD = re.compile(r"\w+(?:[-']\w+)*")
 NAME_SPAN = re.compile(r"[A-Z]\w*(?: [A-Z]\w*)*")  # runs of capitalised words
 DIGITS = re.compile(r"(?<![\w.,:])(\d{1,2}:\d\d|\d+(?:[.,]\d+)*)(?!\w|[.,:]\d)")
-CLOCK = re.compile(r"\s*(?:o'clock|heures?|h|horas?)\b")
+CLOCK_AFTER = re.compile(r"\s*(?:o'clock|h)\b")  # "nine o'clock", "23 h"
+CLOCK_BEFORE = re.compile(r"\b(?:(?:a|hasta|desde|para) las|à)\s*$", re.I)  # "a las nueve"
+HOURS_AFTER = re.compile(r"\s*heures?\b")  # "à neuf heures" (not "pendant trois heures")
+PART_OF_HOUR = re.compile(r"\b(?:cuarto|media|quarter|half|quart|demie)\b", re.I)
 FINAL_PUNCTUATION = re.compile(r"[\s.!?…]+$")
-ELISION = {"de": "d'", "que": "qu'", "le": "l'", "la": "l'"}  # French, before a vowel
+ELISION = {"de": "d'", "que": "qu'"}  # French, before a vowel
 
 
 @dataclass(frozen=True)
@@ -276,8 +282,8 @@ def draw_number(kind: str, rng: random.Random):
 
 def number_slots(pair: Pair, src: str, tgt: str) -> list[tuple[tuple[int, int], ...]]:
     """Where one number reads the same on both sides: (source span, target span, kind). A number
-    on a clock ("a las nueve", "at nine o'clock", "à neuf heures") is a time, its clock word in
-    its span."""
+    on a clock ("a las nueve", "at nine o'clock", "à neuf heures", not "in two hours") is a
+    time, its clock word in its span."""
     found: list[dict] = [{}, {}]  # per side: value -> [(span, digits or None, on a clock)]
     for side, (text, lang) in enumerate([(pair.src, src), (pair.tgt, tgt)]):
         words = NUMBER_WORDS.get(lang, "").split()
@@ -285,9 +291,12 @@ def number_slots(pair: Pair, src: str, tgt: str) -> list[tuple[tuple[int, int], 
         numbers += [(m, words.index(m[0].lower()) + 2) for m in WORD.finditer(text)
                     if m[0].lower() in words]  # fmt: skip
         for m, value in numbers:
-            clock = CLOCK.match(text, m.end())
-            on_clock = bool(clock) or text[: m.start()].rstrip().lower().endswith(" las")
-            end = clock.end() if clock else m.end()
+            before = CLOCK_BEFORE.search(text[: m.start()])
+            after = CLOCK_AFTER.match(text, m.end()) or (
+                before and HOURS_AFTER.match(text, m.end())
+            )
+            on_clock = bool(before and before[0].strip() != "à" or after)
+            end = after.end() if after else m.end()
             digits = m[0] if m[0][0].isdigit() else None
             found[side].setdefault(value, []).append(((m.start(), end), digits, on_clock))
     slots = []
@@ -297,6 +306,8 @@ def number_slots(pair: Pair, src: str, tgt: str) -> list[tuple[tuple[int, int], 
             continue
         (span, digits, on_clock), (target_span, _, clock_there) = here[0], there[0]
         if isinstance(value, tuple) or on_clock or clock_there:
+            if PART_OF_HOUR.search(pair.src + " " + pair.tgt):
+                continue  # "a las tres y cuarto": no room for minutes
             kind = "time"
         elif digits and re.fullmatch(r"1\d{3}|20\d\d", digits):
             kind = "year"

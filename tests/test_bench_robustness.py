@@ -120,6 +120,12 @@ def test_numbers_fill_digit_word_and_clock_slots():
     (time,) = [it for it in items if it.kind == "time"]
     assert re.fullmatch(r"The train leaves at \d{1,2}:\d\d\.", time.ref)  # "o'clock" goes too
     assert time.expect[0] in time.src
+    hours = rb.Pair("Llegaremos en dos horas.", "We will get there in two hours.")
+    assert [kind for _, _, kind in rb.number_slots(hours, "es", "en")] == ["quantity"]
+    clock = rb.Pair("Viens à neuf heures.", "Come at nine.")
+    assert rb.number_slots(clock, "fr", "en") == [((8, 19), (8, 12), "time")]
+    quarter = rb.Pair("Vendrá a las tres y cuarto.", "She'll come at a quarter past three.")
+    assert rb.number_slots(quarter, "es", "en") == []  # no room for minutes
     fr = rb.format_number("time", (8, 45), "fr")
     assert fr[0] == "8:45" and "8h45" in fr
 
