@@ -141,12 +141,15 @@ def draw_name(fake, kind: str) -> str | None:
     """A first name, a first and last name (no titles such as "Dr"), or a city; Japanese and
     Chinese names romanised (their cities have no romanisation: None)."""
     if hasattr(fake, "first_romanized_name"):
-        return {"first": fake.first_romanized_name, "full": fake.romanized_name}.get(
-            kind, lambda: None
-        )()
+        romanised = {"first": fake.first_romanized_name, "full": fake.romanized_name}
+        return romanised[kind]() if kind in romanised else None
     if kind == "full":
         return f"{fake.first_name()} {fake.last_name()}"
-    return fake.first_name() if kind == "first" else fake.city()
+    if kind == "first":
+        return fake.first_name()
+    listed = [p.cities for p in fake.get_providers() if isinstance(getattr(p, "cities", 0), list)]
+    # sorted: Faker 40's it_IT cities are a list made from a set, ordered by PYTHONHASHSEED
+    return fake.random_element(sorted(listed[0])) if listed else fake.city()
 
 
 def name_pool(seed: int, unseen_in: set[str], per_locale: int = 60) -> dict[str, list[str]]:

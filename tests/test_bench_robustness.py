@@ -5,7 +5,9 @@ sentences through the whole script)."""
 
 import importlib.util
 import json
+import os
 import re
+import subprocess
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -13,7 +15,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("bench_robustness", REPO / "bench/robustness.py")
+BENCH = REPO / "bench" / "robustness.py"
+_spec = importlib.util.spec_from_file_location("bench_robustness", BENCH)
 rb = importlib.util.module_from_spec(_spec)
 sys.modules["bench_robustness"] = rb  # dataclasses look their module up while being made
 _spec.loader.exec_module(rb)
@@ -60,6 +63,20 @@ def test_variants_are_the_same_for_a_seed_and_differ_for_another(pool):
     assert plain(variants(pool)) == plain(variants(pool))
     assert plain(variants(pool)) != plain(variants(pool, seed=rb.SEED + 1))
     assert rb.name_pool(rb.SEED, set(), per_locale=4) == pool
+
+
+def test_name_pool_is_the_same_in_another_process(pool):
+    """Python salts string hashes per process: a set's order must not choose the names."""
+    code = (
+        "import importlib.util, json, sys; "
+        f"spec = importlib.util.spec_from_file_location('rb', {str(BENCH)!r}); "
+        "rb = importlib.util.module_from_spec(spec); sys.modules['rb'] = rb; "
+        "spec.loader.exec_module(rb); print(json.dumps(rb.name_pool(rb.SEED, set(), per_locale=4)))"
+    )
+    for hash_seed in ("1", "2"):
+        env = dict(os.environ, PYTHONHASHSEED=hash_seed)
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+        assert json.loads(out.stdout) == pool, out.stderr
 
 
 def test_name_pool_is_latin_unseen_and_from_many_languages(pool):
