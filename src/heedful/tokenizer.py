@@ -65,8 +65,10 @@ class Tokenizer:
         character_coverage: float = 1.0,
         max_sentences: int = 2_000_000,
         seed_sentencepiece_size: int = 1_000_000,
+        split_digits: bool = False,
     ) -> Tokenizer:
-        """Train a BPE model on already normalised texts, in memory."""
+        """Train a BPE model on already normalised texts, in memory. ``split_digits``: no piece
+        holds two digits, so a number is read and written digit by digit (easy to copy)."""
         model = io.BytesIO()
         spm.SentencePieceTrainer.train(
             sentence_iterator=iter(texts),
@@ -83,9 +85,33 @@ class Tokenizer:
             unk_id=UNK_ID,
             normalization_rule_name="identity",  # we normalise ourselves, the same way everywhere
             hard_vocab_limit=False,
+            split_digits=split_digits,
             minloglevel=2,
         )
         return cls(model.getvalue())
+
+    def with_digits_split(self) -> Tokenizer:
+        """The same vocabulary (every id keeps its piece), but pieces holding a digit and any
+        other character ("00", "▁100", ":30", "0.") are never produced: a trained model's
+        tokenizer made to read and write numbers digit by digit, as ``split_digits`` does."""
+        from sentencepiece import sentencepiece_model_pb2  # needs protobuf; only here
+
+        model = sentencepiece_model_pb2.ModelProto()
+        model.ParseFromString(self.proto)
+        normal = sentencepiece_model_pb2.ModelProto.SentencePiece.NORMAL
+        unused = sentencepiece_model_pb2.ModelProto.SentencePiece.UNUSED
+        for piece in model.pieces:
+            text = piece.piece.replace("\u2581", "")
+            if piece.type == normal and len(text) > 1 and any(c.isdigit() for c in text):
+                piece.type = unused
+        model.trainer_spec.split_digits = True
+        return Tokenizer(model.SerializeToString())
+
+    def encode_with_spans(self, text: str) -> tuple[list[int], list[str]]:
+        """The ids of normalised ``text`` (no EOS) and each piece's surface: the characters of
+        the text it covers, its leading space included (they add up to the text)."""
+        proto = self.sp.encode(text, out_type="proto")
+        return [p.id for p in proto.pieces], [p.surface for p in proto.pieces]
 
     @property
     def vocab_size(self) -> int:

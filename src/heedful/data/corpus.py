@@ -52,6 +52,8 @@ class Corpus:
     src: list[list[int]] | None = field(default_factory=list)
     tgt: list[list[int]] = field(default_factory=list)
     kept: list[int] = field(default_factory=list)  # which pairs (or lines) of the text they are
+    # guided alignment: per pair, (source piece, target piece) links, both from 0; or None
+    align: list[list[tuple[int, int]]] | None = None
 
     def __len__(self) -> int:
         return len(self.tgt)
@@ -71,9 +73,11 @@ def normalize_pairs(text: ParallelText) -> tuple[ParallelText, FilterCounts]:
     return ParallelText(sources, targets, text.origin), counts
 
 
-def train_tokenizer(text: ParallelText, vocab_size: int) -> Tokenizer:
+def train_tokenizer(
+    text: ParallelText, vocab_size: int, *, split_digits: bool = False
+) -> Tokenizer:
     """One joint BPE vocabulary over both sides of the (normalised) training split."""
-    return Tokenizer.train(text.sources + text.targets, vocab_size)
+    return Tokenizer.train(text.sources + text.targets, vocab_size, split_digits=split_digits)
 
 
 def encode_pairs(

@@ -72,6 +72,9 @@ class Batch:
     src: Tensor | None  # [B, S]
     tgt_in: Tensor  # [B, T]
     labels: Tensor  # [B, T], pad where there is no target
+    # guided alignment: (row, target position, source position) [N, 3] and weights [N]
+    align_index: Tensor | None = None
+    align_weights: Tensor | None = None
 
     @property
     def target_tokens(self) -> int:
@@ -80,7 +83,8 @@ class Batch:
     def to(self, device: torch.device | str) -> Batch:
         return Batch(
             *(None if t is None else t.to(device, non_blocking=True)
-              for t in (self.src, self.tgt_in, self.labels))
+              for t in (self.src, self.tgt_in, self.labels, self.align_index,
+                        self.align_weights))
         )  # fmt: skip
 
 
@@ -100,7 +104,12 @@ def collate(
     src = None
     if corpus.src is not None:
         src = pad([corpus.src[i] + [eos_id] for i in indices], pad_id)
-    return Batch(src, pad(tgt_in, pad_id), pad(labels, pad_id))
+    batch = Batch(src, pad(tgt_in, pad_id), pad(labels, pad_id))
+    if corpus.align is not None:
+        from heedful.training.alignment import batch_entries
+
+        batch.align_index, batch.align_weights = batch_entries([corpus.align[i] for i in indices])
+    return batch
 
 
 def corpus_lengths(corpus: Corpus) -> tuple[list[int], list[int]]:

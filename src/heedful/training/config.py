@@ -7,6 +7,8 @@
     optim: {warmup_steps: 4000, lr_scale: 1.0, ...}  the paper's recipe (§5.3-5.4)
     train: {max_steps: 10000, batch_tokens: 4096, accumulation: 1, precision: bf16, ...}
     eval:  {every: 1000, patience: 5, ...}
+    augment: {names: 0.15, numbers: 0.08, caps: 0.04, ...}  pairs added (heedful.data.augment)
+    align: {weight: 0.1, layer: null, head: 0}       guided alignment (eflomal's links)
 
 ``--set section.field=value`` reaches every field; values are YAML (``200``, ``bf16``,
 ``[en, es]``, ``null``) and are type-checked against the field. Unknown keys are errors.
@@ -42,6 +44,7 @@ class DataConfig:
     max_tokens: int = 256  # longer pairs (subwords, either side) are dropped and counted
     train_pairs: int | None = None  # read only the first N training pairs (smoke runs, tests)
     dev_pairs: int | None = None
+    split_digits: bool = False  # no BPE piece holds two digits: numbers go digit by digit
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,9 @@ class TrainConfig:
     log_every: int = 100
     save_every: int = 1000
     keep_checkpoints: int = 0  # also keep the last K saves under DIR/checkpoints/ to average
+    # start from a model directory's weights and tokenizer (fine-tuning) instead of at random;
+    # the model section must then describe the same shape
+    init_from: str | None = None
 
 
 @dataclass(frozen=True)
@@ -101,6 +107,34 @@ class EvalConfig:
 
 
 @dataclass(frozen=True)
+class AugmentConfig:
+    """Training pairs to add, as a share of the training split's size, by kind (0: none); see
+    ``heedful.data.augment``. The pairs are drawn with ``train.seed``."""
+
+    names: float = 0.0  # a proper noun on both sides -> an unseen name or place (Faker)
+    numbers: float = 0.0  # a number on both sides -> another (digits, decimals, years, times)
+    caps: float = 0.0  # the source in ALL CAPS
+    title: float = 0.0  # the source in Title Case
+    casual: float = 0.0  # the source lowercased, without accents or final punctuation
+    concat: float = 0.0  # 2-4 pairs joined into one
+
+
+@dataclass(frozen=True)
+class AlignConfig:
+    """Guided alignment (Garg et al., 2019): one cross-attention head is trained, beside the
+    translation loss, towards eflomal's word alignments of the training pairs (computed once per
+    run and kept in DIR/alignments.txt). The loss is the cross-entropy between the head's
+    attention at the step that predicts a target piece and the aligned source pieces (uniform
+    over them), summed over aligned target pieces and scaled by ``weight``, divided by the
+    update's target tokens like the translation loss. Target pieces eflomal left unaligned add
+    nothing."""
+
+    weight: float = 0.0  # 0: off. Marian's default for the same loss is 0.1
+    layer: int | None = None  # decoder layer, from 0; None: the penultimate
+    head: int = 0
+
+
+@dataclass(frozen=True)
 class RunConfig:
     task: Task = "translation"
     data: DataConfig | TextDataConfig = field(default_factory=DataConfig)
@@ -108,6 +142,8 @@ class RunConfig:
     optim: OptimConfig = field(default_factory=OptimConfig)
     train: TrainConfig = field(default_factory=TrainConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
+    augment: AugmentConfig = field(default_factory=AugmentConfig)
+    align: AlignConfig = field(default_factory=AlignConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -119,7 +155,7 @@ class RunConfig:
 
 
 SECTIONS = {"data": DataConfig, "model": dict, "optim": OptimConfig, "train": TrainConfig,
-            "eval": EvalConfig}  # fmt: skip
+            "eval": EvalConfig, "augment": AugmentConfig, "align": AlignConfig}  # fmt: skip
 DATA_SECTIONS = {"translation": DataConfig, "lm": TextDataConfig}  # the data section, by task
 TRAIN_COMMANDS = {"translation": "heedful train", "lm": "heedful lm train"}
 _MODEL_FIELDS = {
@@ -166,6 +202,9 @@ def load_config(
                 raise ConfigError(f"{path}: section {section!r} must be a mapping")
             tree.setdefault(section, {}).update(values)
         root_base = repository_root(path)
+        init = tree.get("train", {}).get("init_from")
+        if isinstance(init, str):
+            tree["train"]["init_from"] = str((root_base / init).resolve())
     tree.setdefault("data", {})
     tree["data"]["root"] = str((root_base / tree["data"].get("root", DataConfig.root)).resolve())
     for item in overrides:
@@ -173,8 +212,8 @@ def load_config(
         section, _, name = key.partition(".")
         if section not in SECTIONS or not name:
             raise ConfigError(f"--set {item}: unknown key {key!r}; keys look like train.max_steps")
-        if key == "data.root":
-            value = str((Path.cwd() / str(value)).resolve())
+        if key in ("data.root", "train.init_from") and isinstance(value, str):
+            value = str((Path.cwd() / value).resolve())
         tree.setdefault(section, {})[name] = value
     if task is not None:
         named = tree.setdefault("task", task)
@@ -215,6 +254,13 @@ def build(tree: dict[str, Any]) -> RunConfig:
             f"optim.cooldown_steps must be between 0 and train.max_steps ({run.train.max_steps}),"
             f" not {run.optim.cooldown_steps}"
         )
+    for name in AugmentConfig.__dataclass_fields__:
+        if getattr(run.augment, name) < 0:
+            raise ConfigError(f"augment.{name} must be >= 0, not {getattr(run.augment, name)}")
+    if run.align.weight < 0:
+        raise ConfigError(f"align.weight must be >= 0, not {run.align.weight}")
+    if run.task == "lm" and (run.align.weight or any(dataclasses.astuple(run.augment))):
+        raise ConfigError("augment and align are settings of task translation")
     return run
 
 

@@ -13,9 +13,10 @@ from typing import Any
 
 from heedful.checkpoint import TOKENIZER_FILE
 from heedful.data import Corpus, DataError, encode_pairs, normalize_pairs, read_split
+from heedful.data.augment import Augmentation, augment
 from heedful.data.corpus import train_tokenizer
 from heedful.tokenizer import NORMALIZATION, Tokenizer
-from heedful.training.config import DataConfig
+from heedful.training.config import AugmentConfig, DataConfig
 from heedful.training.distributed import Distributed, barrier
 
 
@@ -36,9 +37,15 @@ def prepare_data(
     dist: Distributed,
     say: Callable[[str], None],
     tokenizer: Tokenizer | None = None,
+    augmentation: AugmentConfig | None = None,
+    seed: int = 1,
+    align: bool = False,
 ) -> RunData:
     """Read, normalise, tokenise and filter both splits. Without ``tokenizer``, rank 0 trains the
-    BPE model on the training split and writes it to ``out``; the other ranks read it there."""
+    BPE model on the training split and writes it to ``out``; the other ranks read it there.
+
+    ``augmentation``: training pairs to add (``heedful.data.augment``, drawn with ``seed``);
+    ``align``: eflomal's links of every training pair, as piece links (``corpus.align``)."""
     for name in ("train", "dev", "src", "tgt"):
         if not getattr(config, name):
             raise DataError(f"the config needs data.{name}")
@@ -52,12 +59,33 @@ def prepare_data(
             config.dev_pairs
         )
     )
+    added = {}
+    if augmentation is not None and Augmentation(**asdict(augmentation)).any():
+        train_text, added = augment(
+            train_text, Augmentation(**asdict(augmentation)), src=config.src, tgt=config.tgt,
+            seed=seed,
+        )  # fmt: skip
+        train_counts.read += sum(added.values())
+        say("augmentation added " + ", ".join(f"{n:,} {k}" for k, n in added.items()) + " pairs")
     if tokenizer is None:
         tokenizer = shared_tokenizer(
-            lambda: train_tokenizer(train_text, config.vocab_size), out, dist, say,
+            lambda: train_tokenizer(
+                train_text, config.vocab_size, split_digits=config.split_digits
+            ), out, dist, say,
             f"training a joint BPE vocabulary of {config.vocab_size:,} on the train split",
         )  # fmt: skip
     train = encode_pairs(train_text, tokenizer, config.max_tokens, train_counts)
+    if align:
+        from heedful.training.alignment import pair_piece_links, word_links
+
+        links = word_links(train_text, out, say) if dist.is_main else None
+        barrier(dist)
+        if links is None:
+            links = word_links(train_text, out, say)  # rank 0 wrote them: read
+        train.align = [
+            pair_piece_links(train_text.sources[i], train_text.targets[i], links[i], tokenizer)
+            for i in train.kept
+        ]
     dev = encode_pairs(dev_text, tokenizer, config.max_tokens, dev_counts)
     say(train_counts.describe("train"))
     say(dev_counts.describe("dev"))
@@ -68,6 +96,7 @@ def prepare_data(
         "normalization": NORMALIZATION,
         "vocab_size": tokenizer.vocab_size,
         "counts": {"train": train_counts.to_dict(), "dev": dev_counts.to_dict()},
+        **({"augmented": added} if added else {}),
     }
     return RunData(
         tokenizer,

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from heedful.training.alignment import AlignmentHead, alignment_loss
 from heedful.training.batching import Batch, model_logits
 from heedful.training.loss import label_smoothed_loss
 
@@ -24,6 +25,7 @@ class StepStats:
     nll: float
     tokens: int  # this process's target tokens
     grad_norm: float | None  # the whole update's gradient norm before clipping (if clipping)
+    align: float = 0.0  # guided alignment's loss (before its weight), summed
 
 
 def autocast(device: torch.device, precision: str) -> contextlib.AbstractContextManager:
@@ -55,15 +57,19 @@ def train_step(
     precision: str = "fp32",
     clip_norm: float | None = None,
     world_size: int = 1,
+    align_head: AlignmentHead | None = None,
+    align_weight: float = 0.0,
 ) -> StepStats:
     """Accumulate the gradient of this process's ``batches`` and apply one Adam update.
 
-    ``update_tokens``: target tokens of the whole update, over every process.
+    ``update_tokens``: target tokens of the whole update, over every process. With
+    ``align_head``, batches carrying alignment entries add ``align_weight`` times the guided
+    alignment loss (``heedful.training.alignment``).
     """
     device = next(model.parameters()).device
     config = model.module.config if hasattr(model, "module") else model.config
     optimizer.zero_grad(set_to_none=True)
-    loss_sum = nll_sum = 0.0
+    loss_sum = nll_sum = align_sum = 0.0
     tokens = 0
     for i, batch in enumerate(batches):
         batch = batch.to(device)
@@ -72,8 +78,16 @@ def train_step(
         with sync:
             with autocast(device, precision):
                 logits = model_logits(model, batch)
+                guided = align_head is not None and batch.align_index is not None
+                if guided:
+                    aligned = alignment_loss(
+                        align_head.log_weights(), batch.align_index, batch.align_weights
+                    )
             sums = label_smoothed_loss(logits, batch.labels, epsilon=epsilon, pad_id=config.pad_id)
-            (sums.loss * (world_size / update_tokens)).backward()
+            total = sums.loss + align_weight * aligned if guided else sums.loss
+            (total * (world_size / update_tokens)).backward()
+        if guided:
+            align_sum += float(aligned.detach())
         loss_sum += float(sums.loss.detach())
         nll_sum += float(sums.nll)
         tokens += sums.tokens
@@ -83,4 +97,4 @@ def train_step(
     for group in optimizer.param_groups:
         group["lr"] = lr
     optimizer.step()
-    return StepStats(loss_sum, nll_sum, tokens, grad_norm)
+    return StepStats(loss_sum, nll_sum, tokens, grad_norm, align_sum)

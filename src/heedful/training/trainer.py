@@ -20,17 +20,19 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import torch
 from torch import nn
 
-from heedful.checkpoint import atomic_write_json, read_json, save_model_dir
+from heedful.checkpoint import atomic_write_json, load_model_dir, read_json, save_model_dir
 from heedful.lm import DecoderOnlyLM
 from heedful.model import Transformer
 from heedful.tokenizer import Tokenizer
 from heedful.training import distributed
+from heedful.training.alignment import AlignmentHead
 from heedful.training.batching import BatchStream, collate
 from heedful.training.checkpoints import keep_last, model_dir_extra
 from heedful.training.config import RunConfig
@@ -66,6 +68,11 @@ def train(config: RunConfig, out: str | Path, *, resume: bool = False) -> dict[s
         distributed.teardown(dist)
 
 
+def _dropout(model_section: dict[str, Any]) -> dict[str, Any]:
+    """The settings a fine-tuning run may change in its start model's shape: dropout."""
+    return {k: v for k, v in model_section.items() if k == "dropout"}
+
+
 def pick_device(name: str) -> torch.device:
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -89,13 +96,40 @@ class Trainer:
         if dist.is_main:
             out.mkdir(parents=True, exist_ok=True)
             atomic_write_json(out / RUN_CONFIG_FILE, config.to_dict())
-        tokenizer = Tokenizer.load(out / "spm.model") if resume else None
+        init = load_model_dir(config.train.init_from) if config.train.init_from else None
+        if resume:
+            tokenizer = Tokenizer.load(out / "spm.model")
+        elif init is not None:
+            tokenizer = init[1].with_digits_split() if config.data.split_digits else init[1]
+            if dist.is_main:
+                tokenizer.save(out / "spm.model")
+        else:
+            tokenizer = None
+        extra = {}
+        if config.task == "translation":
+            extra = {"augmentation": config.augment, "seed": config.train.seed,
+                     "align": config.align.weight > 0}  # fmt: skip
         self.data: RunData = PREPARE[config.task](
-            config.data, out, dist=dist, say=self.progress.say, tokenizer=tokenizer
+            config.data, out, dist=dist, say=self.progress.say, tokenizer=tokenizer, **extra
         )
         torch.manual_seed(config.train.seed)  # the same initial weights on every process
-        model_config = config.model_config(self.data.tokenizer.vocab_size)
+        if init is not None:  # fine-tuning: the shape and weights of init_from
+            model_config = replace(init[0].config, **_dropout(config.model))
+        else:
+            model_config = config.model_config(self.data.tokenizer.vocab_size)
         self.model = MODELS[config.task](model_config).to(device)
+        if init is not None and not resume:
+            self.model.load_state_dict(init[0].state_dict())
+        del init
+        self.align_head = None
+        if config.align.weight > 0:
+            layer = config.align.layer
+            if layer is None:
+                layer = max(0, model_config.n_decoder_layers - 2)
+            self.align_head = AlignmentHead(self.model, layer, config.align.head)
+            self.alignment_record = {"method": "predict", "layer": layer,
+                                     "heads": [config.align.head],
+                                     "chosen_on": "guided training (eflomal)"}  # fmt: skip
         self.model.train()
         self.optimizer = build_optimizer(
             self.model, beta1=config.optim.beta1, beta2=config.optim.beta2, eps=config.optim.eps
@@ -194,12 +228,14 @@ class Trainer:
             self.ddp, self.optimizer, mine, update_tokens=update_tokens, lr=lr,
             epsilon=optim.label_smoothing, precision=train.precision,
             clip_norm=optim.clip_norm, world_size=world,
+            align_head=self.align_head, align_weight=self.config.align.weight,
         )  # fmt: skip
         self.info.update(step=step, **self._position())
         self.info["target_tokens"] += update_tokens
         window["loss"] += stats.loss
         window["nll"] += stats.nll
         window["tokens"] += stats.tokens
+        window["align"] = window.get("align", 0.0) + stats.align
         record = None
         if step % train.log_every == 0 or step == train.max_steps:
             record = self._log_train(step, lr, stats.grad_norm, window)
@@ -227,8 +263,10 @@ class Trainer:
             "epoch": self.stream.epoch, "padding": self.stream.padding_fraction(),
             "grad_norm": grad_norm,
         }  # fmt: skip
+        if self.align_head is not None:  # this process's sum, per target token
+            record["align_loss"] = window.get("align", 0.0) / max(window["tokens"], 1)
         self.log.write(record)
-        window.update(loss=0.0, nll=0.0, tokens=0, time=time.perf_counter())
+        window.update(loss=0.0, nll=0.0, tokens=0, align=0.0, time=time.perf_counter())
         return record
 
     # --- evaluation and checkpoints -------------------------------------------------------------
@@ -291,6 +329,7 @@ class Trainer:
             "nll": nll,
             "tokens": int(tokens),
             "seconds": seconds,
+            **({"align": window.get("align", 0.0)} if self.align_head is not None else {}),
         }
         rng = {f"torch.rank{r}": s for r, s in enumerate(distributed.gather_rng_states(self.dist))}
         if self.device.type == "cuda" and not self.dist.enabled:
@@ -305,9 +344,11 @@ class Trainer:
                       lambda d: self._save_model(d, step))  # fmt: skip
 
     def _save_model(self, directory: Path, step: int) -> None:
+        extra = model_dir_extra(step, self.info)
+        if self.align_head is not None:
+            extra["alignment"] = self.alignment_record
         save_model_dir(
-            directory, self.model, self.data.tokenizer, data=self.data.meta,
-            extra=model_dir_extra(step, self.info),
+            directory, self.model, self.data.tokenizer, data=self.data.meta, extra=extra
         )  # fmt: skip
 
     def _meta(self) -> dict[str, Any]:

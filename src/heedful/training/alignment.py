@@ -1,0 +1,140 @@
+"""Guided alignment (Garg et al., 2019): one cross-attention head learns eflomal's word links.
+
+    training pairs --eflomal, both directions, grow-diag-final-and--> word links
+        (once per run, kept in DIR/alignments.txt with a fingerprint of the pairs)
+    -> links between subword pieces (``heedful.wordalign.piece_links``)
+    -> per batch, (row, target position, source position, weight) entries
+    -> loss = -Σ weight · log attention[row, head, target position, source position]
+
+A target piece linked to k source pieces puts weight 1/k on each. The head's attention is
+recomputed from the inputs its layer received in the forward pass (a forward hook), for that
+head alone, so the model's fast attention path stays as it is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Callable
+from pathlib import Path
+
+import torch
+from torch import Tensor, nn
+
+from heedful.data.readers import ParallelText
+from heedful.tokenizer import Tokenizer
+from heedful.wordalign import (
+    eflomal_links,
+    piece_links,
+    piece_spans,
+    word_of_pieces,
+    words_with_spans,
+)
+
+LINKS_FILE = "alignments.txt"
+
+
+def word_links(text: ParallelText, out: Path, say: Callable[[str], None]) -> list[set]:
+    """eflomal's symmetrised word links for every pair of ``text``, read from DIR/alignments.txt
+    when it was computed for exactly these pairs (a resumed run), else computed and written."""
+    fingerprint = _fingerprint(text)
+    path = out / LINKS_FILE
+    if path.is_file():
+        lines = path.read_text(encoding="utf-8").split("\n")
+        if lines[0] == fingerprint and len(lines) == len(text) + 1:
+            return [_parse(line) for line in lines[1:]]
+        say(f"{path} was made for other pairs: aligning again")
+    say(f"aligning {len(text):,} training pairs with eflomal (both directions)")
+    sources = [words_with_spans(s)[0] for s in text.sources]
+    targets = [words_with_spans(t)[0] for t in text.targets]
+    links = eflomal_links(sources, targets)
+    body = "\n".join(" ".join(f"{i}-{j}" for i, j in sorted(x)) for x in links)
+    from heedful.checkpoint import atomic_write_bytes
+
+    atomic_write_bytes(path, f"{fingerprint}\n{body}".encode())
+    return links
+
+
+def _fingerprint(text: ParallelText) -> str:
+    digest = hashlib.sha256()
+    for s, t in zip(text.sources, text.targets, strict=True):
+        digest.update(f"{s}\t{t}\n".encode())
+    return f"# eflomal grow-diag-final-and; pairs sha256 {digest.hexdigest()}"
+
+
+def _parse(line: str) -> set[tuple[int, int]]:
+    out = set()
+    for item in line.split():
+        i, _, j = item.partition("-")
+        out.add((int(i), int(j)))
+    return out
+
+
+def pair_piece_links(
+    source: str, target: str, links: set, tokenizer: Tokenizer
+) -> list[tuple[int, int]]:
+    """(source piece, target piece) links of one normalised pair from its word links."""
+    _, s_surfaces = tokenizer.encode_with_spans(source)
+    _, t_surfaces = tokenizer.encode_with_spans(target)
+    s_words = word_of_pieces(piece_spans(s_surfaces), words_with_spans(source)[1])
+    t_words = word_of_pieces(piece_spans(t_surfaces), words_with_spans(target)[1])
+    return piece_links(links, s_words, t_words)
+
+
+def batch_entries(links: list[list[tuple[int, int]]]) -> tuple[Tensor, Tensor]:
+    """A batch's links (one list per row) -> index [N, 3] of (row, target position, source
+    position) and weights [N]: 1/k for a target piece linked to k source pieces."""
+    index, weights = [], []
+    for row, pairs in enumerate(links):
+        per_target: dict[int, int] = {}
+        for _, t in pairs:
+            per_target[t] = per_target.get(t, 0) + 1
+        for s, t in pairs:
+            index.append((row, t, s))
+            weights.append(1.0 / per_target[t])
+    if not index:
+        return torch.zeros(0, 3, dtype=torch.long), torch.zeros(0)
+    return torch.tensor(index, dtype=torch.long), torch.tensor(weights)
+
+
+class AlignmentHead:
+    """Watches one decoder layer's cross-attention; after a forward pass, ``log_weights()`` is
+    that head's log-attention [B, T, S] (padded keys at -inf), with gradients."""
+
+    def __init__(self, model: nn.Module, layer: int, head: int):
+        self.attention = model.decoder.layers[layer].cross_attn
+        if not 0 <= head < self.attention.n_heads:
+            raise ValueError(f"align.head must be in 0..{self.attention.n_heads - 1}, not {head}")
+        self.head = head
+        self.inputs: tuple[Tensor, Tensor, Tensor | None] | None = None
+        self.handle = self.attention.register_forward_hook(self._keep, with_kwargs=True)
+
+    def _keep(self, module, args, kwargs, output) -> None:
+        x = args[0]
+        memory = args[1] if len(args) > 1 else kwargs.get("memory")
+        self.inputs = (x, memory, kwargs.get("key_mask"))
+
+    def log_weights(self) -> Tensor:
+        if self.inputs is None:
+            raise RuntimeError("AlignmentHead: no forward pass seen yet")
+        x, memory, key_mask = self.inputs
+        self.inputs = None
+        a, d = self.attention, self.attention.d_head
+        rows = slice(self.head * d, (self.head + 1) * d)
+        q = nn.functional.linear(x, a.q_proj.weight[rows], a.q_proj.bias[rows]).float()
+        k = nn.functional.linear(memory, a.k_proj.weight[rows], a.k_proj.bias[rows]).float()
+        scores = q @ k.transpose(1, 2) / math.sqrt(d)  # [B, T, S]
+        if key_mask is not None:
+            scores = scores.masked_fill(~key_mask[:, None, :], float("-inf"))
+        return torch.log_softmax(scores, dim=-1)
+
+    def remove(self) -> None:
+        self.handle.remove()
+
+
+def alignment_loss(log_weights: Tensor, index: Tensor, weights: Tensor) -> Tensor:
+    """-Σ weight · log attention over a batch's link entries (a sum, like the token loss)."""
+    if not len(index):
+        return log_weights.sum() * 0.0
+    picked = log_weights[index[:, 0], index[:, 1], index[:, 2]]
+    return -(picked * weights.to(picked.device)).sum()

@@ -1,0 +1,266 @@
+"""Training for real input: augmentation (heedful.data.augment), digits split, guided alignment
+(heedful.wordalign, heedful.training.alignment), fine-tuning from a model directory, and exact
+resume with all of them on."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+import torch
+from test_training_resume import CONFIG, SETTINGS, N, assert_same_run, finish, heedful
+
+from heedful.checkpoint import load_model_dir, load_tensors
+from heedful.config import ModelConfig
+from heedful.data import read_split
+from heedful.data.augment import Augmentation, augment, casual, proper_nouns, title_case
+from heedful.data.corpus import normalize_pairs
+from heedful.data.readers import ParallelText
+from heedful.model import Transformer
+from heedful.tokenizer import Tokenizer
+from heedful.training.alignment import AlignmentHead, alignment_loss, batch_entries
+from heedful.training.progress import read_log
+from heedful.wordalign import (
+    eflomal_links,
+    piece_links,
+    piece_spans,
+    symmetrize,
+    word_of_pieces,
+    words_with_spans,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO.parent / "shared" / "data"
+ES_EN = REPO / "models" / "es-en"
+
+
+@pytest.fixture(scope="module")
+def spanish():
+    """2,000 normalised Tatoeba Spanish-English training pairs."""
+    text = read_split(DATA, "tatoeba/spa-eng/train.tsv", "es", "en", ("en", "es")).head(2000)
+    return normalize_pairs(text)[0]
+
+
+# --- augmentation -------------------------------------------------------------------------------
+
+
+def test_augmentation_is_deterministic_given_the_seed_and_keeps_the_original_pairs(spanish):
+    plan = Augmentation(names=0.1, numbers=0.05, caps=0.05, title=0.05, casual=0.05, concat=0.05)
+    a, counts = augment(spanish, plan, src="es", tgt="en", seed=3)
+    b, _ = augment(spanish, plan, src="es", tgt="en", seed=3)
+    c, _ = augment(spanish, plan, src="es", tgt="en", seed=4)
+    assert a.sources == b.sources and a.targets == b.targets
+    assert a.sources != c.sources
+    assert a.sources[: len(spanish)] == spanish.sources
+    assert len(a) == len(spanish) + sum(counts.values())
+    assert all(counts[k] > 0 for k in ("names", "numbers", "caps", "title", "casual", "concat"))
+
+
+def test_names_are_replaced_by_the_same_unseen_name_on_both_sides(spanish):
+    a, counts = augment(spanish, Augmentation(names=0.1), src="es", tgt="en", seed=1)
+    added = list(zip(a.sources[len(spanish) :], a.targets[len(spanish) :], strict=True))
+    assert counts["names"] == len(added) > 100
+    originals = set(zip(spanish.sources, spanish.targets, strict=True))
+    known = {w.strip(".,?!¿¡") for s in spanish.sources + spanish.targets for w in s.split()}
+    new_names = 0
+    for s, t in added:
+        assert (s, t) not in originals
+        fresh = [w.strip(".,?!¿¡") for w in s.split() if w.strip(".,?!¿¡") not in known]
+        fresh = [w for w in fresh if w[:1].isupper()]
+        new_names += bool(fresh)
+        assert all(w in t for w in fresh), (s, t)  # the same name on the target side
+    assert new_names > 0.8 * len(added)
+
+
+def test_proper_nouns_are_learned_from_the_corpus():
+    texts = ["I saw Tom.", "Tom is here.", "Ask Tom.", "Call Tom now.", "The dog.", "A The."] + [
+        "Is Paris big?",
+        "I like Paris.",
+        "We saw Paris.",
+        "paris",
+    ]
+    nouns = proper_nouns(texts, min_count=3, lower_share=0.05)
+    assert "Tom" in nouns and "Paris" not in nouns and "The" not in nouns
+
+
+def test_numbers_are_replaced_on_both_sides_with_each_language_s_decimal_separator():
+    pairs = ParallelText(["Compré 3 manzanas.", "Tengo dos perros."] * 50,
+                         ["I bought 3 apples.", "I have two dogs."] * 50, "test")  # fmt: skip
+    a, counts = augment(pairs, Augmentation(numbers=2.0), src="es", tgt="en", seed=5)
+    added = list(zip(a.sources[100:], a.targets[100:], strict=True))
+    assert counts["numbers"] == len(added) == 200
+    decimals = 0
+    for s, t in added:
+        number_s = [w for w in s.split() if any(c.isdigit() for c in w)]
+        number_t = [w for w in t.split() if any(c.isdigit() for c in w)]
+        assert len(number_s) == len(number_t) == 1, (s, t)
+        if "," in number_s[0]:
+            decimals += 1
+            assert number_t[0] == number_s[0].replace(",", "."), (s, t)
+        else:
+            assert number_s[0] == number_t[0], (s, t)
+    assert decimals > 10
+
+
+def test_source_side_noise():
+    assert casual("¿Dónde está el baño?") == "donde esta el bano"
+    assert casual("Él habla francés.") == "el habla frances"
+    assert title_case("don't look at me.") == "Don't Look At Me."
+
+
+# --- digits ---------------------------------------------------------------------------------------
+
+
+def test_a_loaded_tokenizer_can_split_digits_and_keeps_every_other_id():
+    tokenizer = Tokenizer.load(ES_EN / "spm.model")
+    split = tokenizer.with_digits_split()
+    assert split.vocab_size == tokenizer.vocab_size
+    pieces = split.pieces(split.encode("En 2015 pagué 100,50 euros a las 2:30.", add_eos=False))
+    assert all(sum(c.isdigit() for c in p) <= 1 for p in pieces)
+    assert "".join(pieces).replace("▁", " ").strip() == "En 2015 pagué 100,50 euros a las 2:30."
+    before = tokenizer.pieces(tokenizer.encode("En 2015 a las 2:30.", add_eos=False))
+    assert any(sum(c.isdigit() for c in p) > 1 for p in before)  # the test could fail
+    plain = "El gato negro duerme en el jardín."
+    assert split.encode(plain) == tokenizer.encode(plain)
+
+
+# --- word and piece alignments -------------------------------------------------------------------
+
+
+def test_words_with_spans():
+    words, spans = words_with_spans("L'homme, c'est 7,50.")
+    assert words == ["L'", "homme", ",", "c'", "est", "7", ",", "50", "."]
+    assert [("L'homme, c'est 7,50.")[a:b] for a, b in spans] == words
+
+
+def test_grow_diag_final_and_by_hand():
+    forward = {(0, 0), (1, 1), (2, 1), (3, 3)}
+    reverse = {(0, 0), (1, 1), (2, 2), (3, 2)}
+    assert symmetrize(forward, reverse, 4, 4, "intersection") == {(0, 0), (1, 1)}
+    assert symmetrize(forward, reverse, 4, 4, "union") == forward | reverse
+    # grow: (2, 1) and then (2, 2) neighbour (1, 1); (3, 2) neighbours (2, 1) diagonally and
+    # aligns source 3; (3, 3) neighbours (2, 2) and aligns target 3
+    assert symmetrize(forward, reverse, 4, 4, "grow-diag-final-and") == forward | reverse
+    # final-and: a union link far from the rest joins only if both its words are unaligned
+    assert symmetrize({(0, 0), (2, 2)}, {(0, 0)}, 3, 3, "grow-diag-final-and") == {(0, 0), (2, 2)}
+    assert symmetrize({(0, 0), (0, 2)}, {(0, 0)}, 3, 3, "grow-diag-final-and") == {(0, 0)}
+
+
+def test_piece_links_follow_the_words():
+    tokenizer = Tokenizer.load(ES_EN / "spm.model")
+    source, target = "El gato negro.", "The black cat."
+    _, s_surfaces = tokenizer.encode_with_spans(source)
+    _, t_surfaces = tokenizer.encode_with_spans(target)
+    s_spans, t_spans = piece_spans(s_surfaces), piece_spans(t_surfaces)
+    assert [source[a:b] for a, b in s_spans] == [s.strip() for s in s_surfaces]
+    s_words = word_of_pieces(s_spans, words_with_spans(source)[1])
+    t_words = word_of_pieces(t_spans, words_with_spans(target)[1])
+    links = piece_links({(0, 0), (1, 2), (2, 1), (3, 3)}, s_words, t_words)
+    for s_piece, t_piece in links:
+        pair = (s_words[s_piece], t_words[t_piece])
+        assert pair in {(0, 0), (1, 2), (2, 1), (3, 3)}
+    linked_targets = {t for _, t in links}
+    assert linked_targets == set(range(len(t_surfaces)))
+
+
+def test_eflomal_aligns_names_to_themselves(spanish):
+    with_tom = [(s, t) for s, t in zip(spanish.sources, spanish.targets, strict=True)
+                if s.split().count("Tom") == 1 and t.split().count("Tom") == 1]  # fmt: skip
+    assert len(with_tom) > 50
+    sources = [words_with_spans(s)[0] for s in spanish.sources]
+    targets = [words_with_spans(t)[0] for t in spanish.targets]
+    links = eflomal_links(sources, targets)
+    found = total = 0
+    for (s, t), x in zip(zip(spanish.sources, spanish.targets, strict=True), links, strict=True):
+        if (s, t) in with_tom:
+            i = words_with_spans(s)[0].index("Tom")
+            j = words_with_spans(t)[0].index("Tom")
+            found += (i, j) in x
+            total += 1
+    assert found > 0.9 * total
+
+
+# --- the loss -------------------------------------------------------------------------------------
+
+
+def test_the_alignment_head_sees_what_the_model_computes():
+    torch.manual_seed(0)
+    model = Transformer(ModelConfig.tiny(50)).eval()
+    head = AlignmentHead(model, layer=1, head=1)
+    src = torch.tensor([[5, 6, 7, 2, 0], [8, 9, 10, 11, 2]])
+    tgt = torch.tensor([[1, 12, 13, 0], [1, 14, 15, 16]])
+    out = model(src, tgt, return_attention=True)
+    expected = out.attention.cross[1, :, 1]  # [B, T, S]
+    got = head.log_weights().exp()
+    assert torch.allclose(got, expected, atol=1e-5)
+    index, weights = batch_entries([[(0, 0), (1, 0), (2, 1)], [(3, 2)]])
+    assert index.tolist() == [[0, 0, 0], [0, 0, 1], [0, 1, 2], [1, 2, 3]]
+    assert weights.tolist() == [0.5, 0.5, 1.0, 1.0]
+    model(src, tgt)
+    loss = alignment_loss(head.log_weights(), index, weights)
+    by_hand = -(
+        0.5 * expected[0, 0, 0].log() + 0.5 * expected[0, 0, 1].log()
+        + expected[0, 1, 2].log() + expected[1, 2, 3].log()
+    )  # fmt: skip
+    assert torch.allclose(loss, by_hand, atol=1e-4)
+
+
+# --- runs -----------------------------------------------------------------------------------------
+
+REAL_INPUT = [
+    "augment.names=0.2", "augment.numbers=0.1", "augment.caps=0.05", "augment.casual=0.05",
+    "augment.concat=0.05", "align.weight=0.5", "data.split_digits=true",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def straight_real_input(tmp_path_factory):
+    out = tmp_path_factory.mktemp("straight-real-input") / "run"
+    finish(heedful(*CONFIG, "--out", str(out), "--set", *SETTINGS, *REAL_INPUT,
+                   f"train.max_steps={N}"))  # fmt: skip
+    return out
+
+
+def test_guided_alignment_lowers_its_loss_and_is_recorded(straight_real_input):
+    records = [r for r in read_log(straight_real_input / "log.jsonl") if r["kind"] == "train"]
+    assert records[-1]["align_loss"] < records[0]["align_loss"]
+    meta = load_model_dir(straight_real_input)[2]
+    assert meta["alignment"] == {"method": "predict", "layer": 0, "heads": [0],
+                                 "chosen_on": "guided training (eflomal)"}  # fmt: skip
+    assert meta["data"]["augmented"]["names"] > 0
+    links = (straight_real_input / "alignments.txt").read_text().splitlines()
+    assert links[0].startswith("# eflomal") and len(links) > 400
+
+
+def test_resume_with_augmentation_and_alignment_is_bit_identical(tmp_path, straight_real_input):
+    half = tmp_path / "half"
+    half.mkdir()
+    # eflomal takes no seed: the runs share the links the straight run trained on, as a resumed
+    # run reads its own
+    shutil.copy(straight_real_input / "alignments.txt", half / "alignments.txt")
+    finish(heedful(*CONFIG, "--out", str(half), "--set", *SETTINGS, *REAL_INPUT,
+                   f"train.max_steps={N // 2}"))  # fmt: skip
+    output = finish(heedful("--resume", str(half), "--set", f"train.max_steps={N}"))
+    assert "aligning" not in output  # the cached links were read
+    assert_same_run(straight_real_input, half)
+
+
+def test_fine_tuning_starts_from_the_model_directory(tmp_path, straight_real_input):
+    out = tmp_path / "tuned"
+    finish(
+        heedful(
+            *CONFIG,
+            "--out",
+            str(out),
+            "--set",
+            *SETTINGS,
+            "train.max_steps=1",
+            "optim.lr_scale=1e-9",
+            f"train.init_from={straight_real_input}",
+            "model.preset=base",
+        )
+    )  # fmt: skip  (the preset is ignored: the shape is init's)
+    start = load_tensors(straight_real_input / "model.safetensors")
+    tuned = load_tensors(out / "model.safetensors")
+    assert set(start) == set(tuned)
+    assert all(torch.allclose(start[k].float(), tuned[k].float(), atol=1e-5) for k in start)
+    assert (out / "spm.model").read_bytes() == (straight_real_input / "spm.model").read_bytes()
