@@ -6,15 +6,20 @@ weighs most, at word level (``heedful.explain.words``), in one layer, averaged o
 (Garg et al., 2019, "Jointly Learning to Align and Translate with Transformer Models", take the
 same argmax from the penultimate layer; ``best_layer`` picks the layer from a gold set instead).
 
-Gold files have one line per sentence pair: ``i-j`` for a sure link, ``i?j`` or ``ipj`` for a
-possible one (as in awesome-align and SimAlign's gold sets), 0-based. The alignment error rate
-(Och and Ney, 2003), over the whole set, with the sure links S counted as possible too (S ⊆ P):
+Gold files have one line per sentence pair, whitespace-separated links: ``i-j`` for a sure link,
+``i?j`` or ``ipj`` for a possible one (as in awesome-align's and SimAlign's gold sets), with i
+a source word and j a target word, counted from 0 or from 1 (``base``: the Hansards gold of
+Och and Ney counts from 1). Sentences are split into words at whitespace. A link that is not of
+this form, or that points past its sentence's words, is refused with the file and line. The
+alignment error rate (Och and Ney, 2003), over the whole set, with the sure links S counted as
+possible too (S ⊆ P):
 
     AER = 1 - (|A ∩ S| + |A ∩ P|) / (|A| + |S|)
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,35 +66,60 @@ def format_links(links: set[Link]) -> str:
     return " ".join(f"{i}-{j}" for i, j in sorted(links))
 
 
-def parse_links(line: str, where: str = "") -> Gold:
-    """A gold line: ``i-j`` sure, ``i?j`` or ``ipj`` possible."""
+_LINK = re.compile(r"([0-9]+)([-?p])([0-9]+)")  # i-j, i?j, ipj
+
+
+def parse_links(
+    line: str, where: str = "", *, base: int = 0, sizes: tuple[int, int] | None = None
+) -> Gold:
+    """A gold line: ``i-j`` sure, ``i?j`` or ``ipj`` possible, indices counted from ``base``
+    (0 or 1); returned 0-based. ``sizes``: the pair's (source words, target words), to refuse
+    links beyond them. ``where`` (file, line) starts every error message."""
+    if base not in (0, 1):
+        raise ValueError(f"gold indices count from 0 or 1, not {base}")
     sure, possible = set(), set()
     for item in line.split():
-        for mark in "-?p":
-            if mark in item:
-                i, _, j = item.partition(mark)
-                break
-        else:
-            i = j = ""
-            mark = ""
-        if not (i.isdigit() and j.isdigit()):
+        match = _LINK.fullmatch(item)
+        if match is None or min(int(match[1]), int(match[3])) < base:
             raise ValueError(
                 f"{where}: {item!r} is not a link; write i-j (sure) or i?j / ipj (possible), "
-                "with word indices counted from 0"
+                f"with word indices counted from {base}"
             )
-        link = (int(i), int(j))
+        link = (int(match[1]) - base, int(match[3]) - base)
+        if sizes is not None and not (link[0] < sizes[0] and link[1] < sizes[1]):
+            last = (sizes[0] - 1 + base, sizes[1] - 1 + base)
+            raise ValueError(
+                f"{where}: {item!r} points past the sentence pair's words: the source has "
+                f"{sizes[0]} words ({base}..{last[0]}), the target {sizes[1]} ({base}..{last[1]})"
+            )
         possible.add(link)
-        if mark == "-":
+        if match[2] == "-":
             sure.add(link)
     return Gold(sure, possible)
 
 
-def read_gold(path: str | Path) -> list[Gold]:
+def read_gold(
+    path: str | Path, *, base: int = 0, sizes: Sequence[tuple[int, int]] | None = None
+) -> list[Gold]:
+    """Every line of a gold file (``parse_links``); ``sizes``: each pair's (source words, target
+    words), one per line, to check the links against."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"gold alignment file not found: {path}")
     lines = path.read_text(encoding="utf-8").splitlines()
-    return [parse_links(line, f"{path}, line {n}") for n, line in enumerate(lines, 1)]
+    if sizes is not None and len(sizes) != len(lines):
+        raise ValueError(f"{path} has {len(lines)} lines but there are {len(sizes)} pairs")
+    return [
+        parse_links(
+            line, f"{path}, line {n}", base=base, sizes=None if sizes is None else sizes[n - 1]
+        )
+        for n, line in enumerate(lines, 1)
+    ]
+
+
+def word_counts(sources: Sequence[str], targets: Sequence[str]) -> list[tuple[int, int]]:
+    """Each pair's (source words, target words), words split at whitespace as gold files count."""
+    return [(len(s.split()), len(t.split())) for s, t in zip(sources, targets, strict=True)]
 
 
 def aer(predicted: Sequence[set[Link]], gold: Sequence[Gold]) -> float:
