@@ -1,28 +1,43 @@
-"""`heedful align`: word alignments from cross-attention, in Pharaoh format (``i-j``).
+"""`heedful align`: word alignments from a translation model, in Pharaoh format (``i-j``).
 
 heedful align --model DIR "El gato negro duerme."                 translate, then align
 heedful align --model DIR --source src.txt --target tgt.txt       align given pairs
-heedful align --model DIR --source src.txt --target tgt.txt --gold gold.txt
+heedful align --model DIR --source src.txt --target tgt.txt --gold gold.txt [--gold-base 1]
+heedful align --model DIR --source dev.src --target dev.tgt --gold dev.gold --choose
 
-Each target word is linked to the source word its cross-attention weighs most, in one layer
-averaged over its heads: ``--layer L`` (from 1), by default the one before last (Garg et al.,
-2019), or, with ``--gold``, the layer with the lowest alignment error rate on the gold set (every
-layer's AER is reported on stderr). Words are whitespace-separated words of the text, counted from
-0; gold lines use ``i-j`` for sure links and ``i?j`` or ``ipj`` for possible ones.
+By default the method the model directory records (config.json, "alignment"), else the default:
+cross-attention of the layer before last, averaged over its heads, at the step predicting each
+target token (Garg et al., 2019). ``--method``, ``--layer``, ``--heads``, ``--normalize`` and
+``--links`` change one part of it (heedful.explain.alignment_methods). With ``--gold`` the
+alignment error rate is reported on stderr, for every layer of an attention method, and the layer
+with the lowest is used unless ``--layer`` is given. ``--choose`` tries every method on the gold
+set, prints each one's AER and records the best in the model directory: choose on development
+data only.
 
-Output: one line per pair; when the command translates (no --target), the translation comes
-first: ``translation ||| 0-0 1-2 ...``.
+Words are the whitespace-separated words of the texts, counted from 0. Output: one line per
+pair; when the command translates (no --target), the translation comes first:
+``translation ||| 0-0 1-2 ...``.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 
 from heedful.bundled import resolve_model
 
+GOLD_HELP = """gold alignments (--gold FILE): one line per sentence pair, links separated by spaces:
+  i-j  a sure link, i?j or ipj  a possible one; i a source word, j a target word,
+  words split at whitespace and counted from --gold-base (0 or 1; the Hansards gold of
+  Och and Ney counts from 1). A link that is malformed or points past its sentence's words
+  is refused with the file and line. AER = 1 - (|A∩S| + |A∩P|) / (|A| + |S|), S the sure
+  links, P the possible ones (sure links count as possible)."""
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = GOLD_HELP
     parser.add_argument("text", nargs="?", help="one sentence (or use --source FILE)")
     parser.add_argument(
         "--model", metavar="DIR", help="a translation model (default: the bundled models/es-en)"
@@ -34,22 +49,35 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the translation to align to (with --source: a FILE of them, one a line)",
     )
     parser.add_argument("--gold", metavar="FILE", help="gold alignments: report AER, pick layer")
+    parser.add_argument(
+        "--gold-base", type=int, choices=(0, 1), default=0, help="gold indices count from (0)"
+    )
+    parser.add_argument(
+        "--choose",
+        action="store_true",
+        help="with --gold: try every method, record the best in the model's config.json",
+    )
+    parser.add_argument(
+        "--method",
+        choices=("predict", "shift", "erase"),
+        help="attention at the step predicting the word, at the step reading it, or erasure",
+    )
     parser.add_argument("--layer", type=int, metavar="L", help="layer, from 1; -1 is the last")
+    parser.add_argument("--heads", metavar="H,H|all", help="heads to average, from 1 (or all)")
+    parser.add_argument(
+        "--normalize", choices=("target", "source"), help="per target word (as is) or source word"
+    )
+    parser.add_argument(
+        "--links", choices=("argmax", "grow-diag-final-and"), help="one per target word, or both"
+    )
     parser.add_argument("--beam", type=int, default=4, metavar="N", help="beam size (default 4)")
 
 
 def run(args: argparse.Namespace) -> int:
     from heedful.data.readers import read_lines
-    from heedful.explain.align import (
-        aer,
-        align,
-        best_layer,
-        format_links,
-        penultimate,
-        read_gold,
-    )
-    from heedful.explain.views import resolve
-    from heedful.explain.words import to_words
+    from heedful.explain.align import format_links, read_gold, word_counts
+    from heedful.explain.alignment_choice import links_of
+    from heedful.explain.alignment_methods import read_method
     from heedful.translator import Translator
 
     if (args.text is None) == (args.source is None):
@@ -63,41 +91,146 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(
                 f"{args.target} has {len(targets)} lines but {args.source} has {len(sources)}"
             )
+    if args.choose and not args.gold:
+        raise ValueError("--choose needs --gold (and --source, --target): it chooses on gold links")
+    if args.choose and (args.layer, args.heads, args.normalize, args.links) != (None,) * 4:
+        raise ValueError("--choose chooses the layer, heads, normalization and links itself")
     gold = None
     if args.gold:
         if targets is None:
             raise ValueError("--gold needs --target: gold links refer to given translations")
-        gold = read_gold(args.gold)
-        if len(gold) != len(sources):
-            raise ValueError(
-                f"{args.gold} has {len(gold)} lines but there are {len(sources)} pairs"
-            )
+        gold = read_gold(args.gold, base=args.gold_base, sizes=word_counts(sources, targets))
 
-    translator = Translator.load(resolve_model(args.model))
-    words = []
+    model_dir = resolve_model(args.model)
+    translator = Translator.load(model_dir)
+    if args.choose:
+        methods = [args.method] if args.method else ["predict", "shift", "erase"]
+        pairs = _pairs(translator, lines, targets, args, erase="erase" in methods)
+        _check_words(pairs, targets, args)
+        method = _choose(pairs, gold, methods, args, model_dir)
+    else:
+        method = _method(read_method(model_dir), args, translator.config)
+        pairs = _pairs(translator, lines, targets, args, erase=method.method == "erase")
+        if gold is not None:
+            _check_words(pairs, targets, args)
+            method = _report(pairs, gold, method, choose_layer=args.layer is None)
+    for pair in pairs:
+        links = format_links(links_of(pair, method))
+        print(links if targets is not None else f"{pair.attended.translation} ||| {links}")
+    return 0
+
+
+def _method(recorded, args, config):
+    """The recorded method with the command line's changes, its layer resolved."""
+    from heedful.explain.alignment_methods import AlignmentMethod
+    from heedful.explain.views import resolve
+
+    method = recorded
+    if args.method is not None and args.method != method.method:
+        keep = {"links": method.links}
+        if "erase" not in (args.method, method.method):
+            keep |= {"layer": method.layer, "heads": method.heads, "normalize": method.normalize}
+        method = AlignmentMethod(args.method, **keep)
+    changes = {}
+    if args.layer is not None:
+        changes["layer"] = resolve(args.layer, config.n_decoder_layers, "layer")
+    if args.heads is not None:
+        changes["heads"] = _heads(args.heads, config.n_heads)
+    if args.normalize is not None:
+        changes["normalize"] = args.normalize
+    if args.links is not None:
+        changes["links"] = args.links
+    if changes:
+        method = replace(method, chosen_on=None, aer=None, **changes)
+    return method.resolve(config.n_decoder_layers, config.n_heads)
+
+
+def _heads(given: str, n_heads: int) -> tuple[int, ...] | None:
+    """'1,3' -> (0, 2); 'all' -> None."""
+    if given.strip() == "all":
+        return None
+    try:
+        numbers = [int(h) for h in given.split(",")]
+    except ValueError:
+        raise ValueError(
+            f"--heads takes head numbers from 1 separated by commas, or all, not {given!r}"
+        ) from None
+    if not numbers or not all(1 <= h <= n_heads for h in numbers):
+        raise ValueError(f"--heads {given}: the model has heads 1..{n_heads}")
+    return tuple(sorted({h - 1 for h in numbers}))
+
+
+def _pairs(translator, lines, targets, args, *, erase: bool):
+    """Each line's attention (its target forced, or its translation found) and, for the
+    erase method, its erasure scores."""
+    from heedful.explain.alignment_choice import Pair
+    from heedful.explain.erasure import erase_pair
+
+    pairs = []
     for k, (number, source) in enumerate(lines):
         target = None if targets is None else targets[k]
         try:
-            words.append(to_words(translator.attend(source, target, beam_size=args.beam)))
+            attended = translator.attend(source, target, beam_size=args.beam)
+            erased = None
+            if erase:
+                erased = erase_pair(
+                    translator, source, attended.translation if target is None else target
+                )
         except ValueError as e:  # e.g. an empty line, or one the model cannot read
             if args.source is None:
                 raise
             raise ValueError(f"{args.source}, line {number}: {e}") from None
-    n_layers = translator.config.n_decoder_layers
-    layer = resolve(args.layer, n_layers, "layer")
-    if gold is not None:
-        best, scores = best_layer(words, gold)
+        pairs.append(Pair(attended, erased))
+    return pairs
+
+
+def _check_words(pairs, targets, args) -> None:
+    """Gold links count whitespace words: the model's words must be the same."""
+    from heedful.explain.alignment_methods import source_words, target_words
+
+    for k, (pair, target) in enumerate(zip(pairs, targets, strict=True)):
+        a = pair.attended
+        seen = (len(source_words(a.source_pieces)), len(target_words(a.target_pieces)))
+        given = (len(a.source.split()), len(target.split()))
+        if seen != given:
+            where = f"{args.source}, line {k + 1}" if args.source else "the pair"
+            raise ValueError(
+                f"{where}: the model reads {seen[0]} source and {seen[1]} target words where the "
+                f"text has {given[0]} and {given[1]}, so gold links cannot be compared"
+            )
+
+
+def _report(pairs, gold, method, *, choose_layer: bool):
+    """AER on stderr: every layer's (an attention method without --layer: the best is used),
+    then the method's."""
+    from heedful.explain.alignment_choice import evaluate
+
+    if method.method != "erase":
+        n_layers = pairs[0].attended.cross.shape[0]
+        scores = [evaluate(pairs, gold, replace(method, layer=k)) for k in range(n_layers)]
+        best = min(range(n_layers), key=scores.__getitem__)
         for k, score in enumerate(scores):
             mark = "  <- best" if k == best else ""
             print(f"layer {k + 1}: AER {score:.4f}{mark}", file=sys.stderr)
-        if layer is None:
-            layer = best
-        else:
-            chosen = aer([align(w, layer) for w in words], gold)
-            print(f"using layer {layer + 1}: AER {chosen:.4f}", file=sys.stderr)
-    if layer is None:
-        layer = penultimate(n_layers)
-    for w in words:
-        links = format_links(align(w, layer))
-        print(links if targets is not None else f"{w.translation} ||| {links}")
-    return 0
+        if choose_layer:
+            method = replace(method, layer=best)
+    score = evaluate(pairs, gold, method)
+    where = "" if method.method == "erase" else f" layer {method.layer + 1}:"
+    print(f"using{where} AER {score:.4f} ({method.describe()})", file=sys.stderr)
+    return method
+
+
+def _choose(pairs, gold, methods, args, model_dir):
+    """Every candidate's AER on stderr; the best recorded in the model directory."""
+    from heedful.explain.alignment_choice import choose
+    from heedful.explain.alignment_methods import write_method
+
+    best, tried = choose(pairs, gold, chosen_on=args.gold, methods=methods)
+    for candidate in tried:
+        print(f"AER {candidate.aer:.4f}  {candidate.describe()}", file=sys.stderr)
+    best = replace(best, aer=round(best.aer, 4))
+    write_method(model_dir, best)
+    print(
+        f"chosen: {best.describe()}, AER {best.aer:.4f}; recorded in {model_dir}", file=sys.stderr
+    )
+    return best

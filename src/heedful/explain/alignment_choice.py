@@ -1,0 +1,129 @@
+"""Aligning sentence pairs with a method, scoring methods on gold links, and choosing one.
+
+``choose`` tries every method (``heedful.explain.alignment_methods``) on a gold set: for the
+attention methods each decoder layer, both normalizations and both ways of linking, with heads
+chosen by greedy forward selection (start from none, add the head that lowers the AER most, stop
+when none does; every head together is a candidate too). The lowest AER wins; on a tie the
+candidate tried first (simpler: fewer heads, plain normalization, argmax) wins. Choose on a
+development gold set only, never on the set you report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+from torch import Tensor
+
+from heedful.attended import Attended
+from heedful.explain.align import Gold, Link, aer
+from heedful.explain.alignment_methods import (
+    ATTENTION_METHODS,
+    LINKINGS,
+    METHODS,
+    NORMALIZATIONS,
+    AlignmentMethod,
+    attention_scores,
+    head_scores,
+    link,
+)
+
+
+@dataclass
+class Pair:
+    """One sentence pair as a method needs it: its attention (piece level, target forced) and,
+    for ``erase``, its erasure scores [target words, source words]."""
+
+    attended: Attended
+    erasure: Tensor | None = None
+
+
+def prepare(
+    translator, sources: Sequence[str], targets: Sequence[str], *, erase: bool
+) -> list[Pair]:
+    """Forced decoding of each pair (and its erasure scores if ``erase``)."""
+    from heedful.explain.erasure import erase_pair
+
+    pairs = []
+    for source, target in zip(sources, targets, strict=True):
+        erased = erase_pair(translator, source, target) if erase else None
+        pairs.append(Pair(translator.attend(source, target), erased))
+    return pairs
+
+
+def scores_of(pair: Pair, method: AlignmentMethod) -> Tensor:
+    """[target words, source words] scores of one pair under a resolved method."""
+    if method.method == "erase":
+        if pair.erasure is None:
+            raise ValueError(
+                "the erase method needs the pair's erasure scores (prepare(erase=True))"
+            )
+        return pair.erasure
+    return attention_scores(pair.attended, method)
+
+
+def links_of(pair: Pair, method: AlignmentMethod) -> set[Link]:
+    return link(scores_of(pair, method), method.normalize, method.links)
+
+
+def evaluate(pairs: Sequence[Pair], gold: Sequence[Gold], method: AlignmentMethod) -> float:
+    """The AER of a resolved method over a gold set."""
+    return aer([links_of(p, method) for p in pairs], gold)
+
+
+def _greedy_heads(per_head: list[Tensor], gold: Sequence[Gold], normalize: str, links: str):
+    """Greedy forward selection of heads: (AER, heads) of each step's best, and of all heads."""
+
+    def score(heads: Iterable[int]) -> float:
+        heads = list(heads)
+        return aer([link(h[heads].mean(0), normalize, links) for h in per_head], gold)
+
+    n_heads = per_head[0].shape[0]
+    chosen: list[int] = []
+    best = float("inf")
+    while len(chosen) < n_heads:
+        tried = [(score([*chosen, h]), h) for h in range(n_heads) if h not in chosen]
+        value, head = min(tried)
+        if value >= best:
+            break
+        best, chosen = value, [*chosen, head]
+    return (best, tuple(sorted(chosen))), (score(range(n_heads)), None)
+
+
+def candidates(
+    pairs: Sequence[Pair], gold: Sequence[Gold], methods: Sequence[str] = METHODS
+) -> list[AlignmentMethod]:
+    """Every candidate method scored on the gold set (``aer`` filled in), in the order tried."""
+    unknown = set(methods) - set(METHODS)
+    if unknown or not methods:
+        raise ValueError(f"methods to choose from are some of {METHODS}, not {sorted(unknown)}")
+    if len(pairs) != len(gold):
+        raise ValueError(f"{len(pairs)} sentence pairs but {len(gold)} gold lines")
+    found = []
+    if any(m in ATTENTION_METHODS for m in methods):
+        n_layers = pairs[0].attended.cross.shape[0]
+    for method in [m for m in methods if m in ATTENTION_METHODS]:
+        for layer in range(n_layers):
+            per_head = [head_scores(p.attended, method, layer) for p in pairs]  # [H, Tw, Sw] each
+            for normalize in NORMALIZATIONS:
+                for links in LINKINGS:
+                    greedy, everyone = _greedy_heads(per_head, gold, normalize, links)
+                    every_head = len(greedy[1]) == per_head[0].shape[0]  # then only once
+                    for value, heads in (everyone,) if every_head else (everyone, greedy):
+                        found.append(
+                            AlignmentMethod(method, layer, heads, normalize, links, aer=value)
+                        )
+    if "erase" in methods:
+        for links in LINKINGS:
+            method = AlignmentMethod("erase", links=links)
+            found.append(replace(method, aer=evaluate(pairs, gold, method)))
+    return found
+
+
+def choose(
+    pairs: Sequence[Pair], gold: Sequence[Gold], chosen_on: str, methods: Sequence[str] = METHODS
+) -> tuple[AlignmentMethod, list[AlignmentMethod]]:
+    """The candidate with the lowest AER (recording ``chosen_on``), and every candidate."""
+    tried = candidates(pairs, gold, methods)
+    best = min(range(len(tried)), key=lambda k: (tried[k].aer, k))
+    return replace(tried[best], chosen_on=chosen_on), tried

@@ -1,0 +1,233 @@
+"""Ways to read word alignments out of a trained translation model, and the one a model records.
+
+Every method turns one sentence pair (the reference target forced, or a translation) into a
+word-level score matrix [target words, source words], then links words from it.
+
+Scores:
+
+- ``predict``: cross-attention at the step that *predicts* target token y_t (row t of
+  ``Attended.cross``), in one layer, averaged over some heads; Garg et al. (2019) read the
+  penultimate layer's mean over heads, which is heedful's default.
+- ``shift``: cross-attention at the step where y_t is the decoder's *input* (row t + 1), as in
+  Chen et al. (2020, "Accurate Word Alignment Induction from Neural Machine Translation").
+- ``erase``: how much the log-probability of y_t drops when one source word is hidden from the
+  model (Li et al., 2016, "Understanding Neural Networks through Representation Erasure"):
+  one forced-decoding pass per source word (``heedful.explain.erasure``); no layer, no heads.
+
+Subword pieces become words as ``heedful.explain.words`` merges attention (to a source word: the
+sum over its pieces; from a target word: the mean over its pieces); erasure hides a whole word
+and averages over a target word's pieces.
+
+``normalize="source"`` divides each source word's column by its total, so that a source word
+every target step looks at (a sentence-final full stop) no longer wins every row. ``links``:
+``argmax`` links each target word to its best source word; ``grow-diag-final-and`` also takes
+each source word's best target word and symmetrises the two sets as Koehn et al. (2005) do for
+two directions of a statistical aligner (``heedful.wordalign.symmetrize``).
+
+A model directory records the method to use in its config.json, under ``"alignment"``::
+
+    {"method": "predict", "layer": 2, "heads": [0, 1], "normalize": "source",
+     "links": "grow-diag-final-and", "chosen_on": "hansards-en-fr/dev.gold", "aer": 0.37}
+
+``layer`` and ``heads`` count from 0; ``heads`` null means all; ``normalize`` and ``links`` may be
+left out (``target``, ``argmax``). Without a record, the default is today's: ``predict``,
+penultimate layer, every head. Guided-alignment training records its supervised head as
+``{"method": "predict", "layer": L, "heads": [h], "chosen_on": "guided training"}``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from torch import Tensor
+
+from heedful.attended import Attended
+from heedful.explain.align import Link, penultimate
+from heedful.explain.words import STANDALONE, merge, target_groups, word_groups
+from heedful.wordalign import symmetrize
+
+METHODS = ("predict", "shift", "erase")
+ATTENTION_METHODS = ("predict", "shift")
+NORMALIZATIONS = ("target", "source")
+LINKINGS = ("argmax", "grow-diag-final-and")
+RECORD_KEY = "alignment"
+
+
+@dataclass(frozen=True)
+class AlignmentMethod:
+    """How to align: see the module docstring. ``layer`` None: the penultimate."""
+
+    method: str = "predict"
+    layer: int | None = None
+    heads: tuple[int, ...] | None = None
+    normalize: str = "target"
+    links: str = "argmax"
+    chosen_on: str | None = None
+    aer: float | None = None
+
+    def __post_init__(self):
+        check = {"method": METHODS, "normalize": NORMALIZATIONS, "links": LINKINGS}
+        for name, allowed in check.items():
+            if getattr(self, name) not in allowed:
+                raise ValueError(
+                    f"alignment {name} must be one of {allowed}, not {getattr(self, name)!r}"
+                )
+        if self.method == "erase" and (self.layer, self.heads, self.normalize) != (
+            None,
+            None,
+            "target",
+        ):
+            raise ValueError("the erase method has no layer, heads or normalization")
+        if self.layer is not None and self.layer < 0:
+            raise ValueError(f"alignment layer counts from 0, not {self.layer}")
+        if self.heads is not None and (not self.heads or min(self.heads) < 0):
+            raise ValueError(
+                f"alignment heads must be null or indices from 0, not {list(self.heads)}"
+            )
+
+    def resolve(self, n_layers: int, n_heads: int) -> AlignmentMethod:
+        """The same method with its layer filled in, checked against a model's shape."""
+        if self.method == "erase":
+            return self
+        layer = penultimate(n_layers) if self.layer is None else self.layer
+        if layer >= n_layers:
+            raise ValueError(f"the model has decoder layers 0..{n_layers - 1}, not {layer}")
+        if self.heads is not None and max(self.heads) >= n_heads:
+            raise ValueError(f"the model has heads 0..{n_heads - 1}, not {max(self.heads)}")
+        return AlignmentMethod(
+            self.method, layer, self.heads, self.normalize, self.links, self.chosen_on, self.aer
+        )
+
+    def record(self) -> dict[str, Any]:
+        """The JSON record a model directory keeps (``from_record`` reads it back)."""
+        return {
+            "method": self.method,
+            "layer": self.layer,
+            "heads": None if self.heads is None else list(self.heads),
+            "normalize": self.normalize,
+            "links": self.links,
+            "chosen_on": self.chosen_on,
+            "aer": self.aer,
+        }
+
+    @classmethod
+    def from_record(cls, record: Any, where: str = "alignment") -> AlignmentMethod:
+        if not isinstance(record, dict):
+            raise ValueError(f"{where}: expected an object like {{'method': 'predict', ...}}")
+        unknown = set(record) - set(cls.__dataclass_fields__)
+        if unknown:
+            raise ValueError(f"{where}: unknown keys {sorted(unknown)}")
+        heads = record.get("heads")
+        try:
+            return cls(
+                method=record.get("method", "predict"),
+                layer=record.get("layer"),
+                heads=None if heads is None else tuple(int(h) for h in heads),
+                normalize=record.get("normalize", "target"),
+                links=record.get("links", "argmax"),
+                chosen_on=record.get("chosen_on"),
+                aer=record.get("aer"),
+            )
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"{where}: {e}") from None
+
+    def describe(self) -> str:
+        """For people: layers and heads counted from 1, as the command line counts them."""
+        if self.method == "erase":
+            parts = ["erase"]
+        else:
+            layer = "penultimate layer" if self.layer is None else f"layer {self.layer + 1}"
+            heads = (
+                "all heads"
+                if self.heads is None
+                else "heads " + "+".join(str(h + 1) for h in self.heads)
+            )
+            parts = [self.method, layer, heads]
+            if self.normalize != "target":
+                parts.append(f"normalized per {self.normalize} word")
+        if self.links != "argmax":
+            parts.append(self.links)
+        return ", ".join(parts)
+
+
+DEFAULT = AlignmentMethod()
+
+
+def method_from_meta(meta: dict[str, Any], where: str = "config.json") -> AlignmentMethod:
+    """The method a model's config.json (as a dict) records; the default when it records none."""
+    if meta.get(RECORD_KEY) is None:
+        return DEFAULT
+    return AlignmentMethod.from_record(meta[RECORD_KEY], f"{where}: {RECORD_KEY!r}")
+
+
+def read_method(model_dir: str | Path) -> AlignmentMethod:
+    """The method recorded in a model directory's config.json (heedful's or a Marian one's)."""
+    from heedful.checkpoint import CONFIG_FILE, read_json
+
+    path = Path(model_dir) / CONFIG_FILE
+    return method_from_meta(read_json(path), str(path))
+
+
+def write_method(model_dir: str | Path, method: AlignmentMethod) -> None:
+    """Record ``method`` in a model directory's config.json (atomically; other keys kept)."""
+    from heedful.checkpoint import CONFIG_FILE, atomic_write_json, read_json
+
+    path = Path(model_dir) / CONFIG_FILE
+    meta = read_json(path)
+    meta[RECORD_KEY] = method.record()
+    atomic_write_json(path, meta)
+
+
+# --- scores --------------------------------------------------------------------------------
+
+
+def source_words(pieces: list[str]) -> list[list[int]]:
+    """Piece positions of each source word (``</s>`` is no word)."""
+    return [g for g in word_groups(pieces) if pieces[g[0]] not in STANDALONE]
+
+
+def target_words(pieces: list[str]) -> list[list[int]]:
+    """Piece positions of each target word (``</s>`` is no word)."""
+    return [g for g in target_groups(pieces) if pieces[g[0]] not in STANDALONE]
+
+
+def head_scores(attended: Attended, method: str, layer: int) -> Tensor:
+    """Every head's word-level cross-attention [H, target words, source words] of one layer,
+    read at the step predicting each target token (``predict``) or reading it (``shift``)."""
+    if attended.cross is None:
+        raise ValueError("alignments need cross-attention: this model has none")
+    if method not in ATTENTION_METHODS:
+        raise ValueError(f"{method!r} is not an attention method {ATTENTION_METHODS}")
+    weights = attended.cross[layer].float()  # [H, T, S]
+    rows = target_words(attended.target_pieces)
+    if method == "shift":  # the row where the token is the input; a last piece without </s>
+        last = weights.shape[1] - 1  # after it was never read: its own row stands in
+        rows = [[min(t + 1, last) for t in group] for group in rows]
+    return merge(weights, rows, source_words(attended.source_pieces))
+
+
+def attention_scores(attended: Attended, method: AlignmentMethod) -> Tensor:
+    """[target words, source words] scores of an attention method (layer resolved)."""
+    scores = head_scores(attended, method.method, method.layer)
+    if method.heads is not None:
+        scores = scores[list(method.heads)]
+    return scores.mean(0)
+
+
+# --- links ---------------------------------------------------------------------------------
+
+
+def link(scores: Tensor, normalize: str = "target", links: str = "argmax") -> set[Link]:
+    """Links (source word, target word) from a [target words, source words] score matrix."""
+    if scores.numel() == 0:
+        return set()
+    if normalize == "source":
+        scores = scores / scores.sum(0, keepdim=True).clamp_min(1e-12)
+    forward = {(int(i), j) for j, i in enumerate(scores.argmax(1))}
+    if links == "argmax":
+        return forward
+    reverse = {(i, int(j)) for i, j in enumerate(scores.argmax(0))}
+    n_target, n_source = scores.shape
+    return symmetrize(forward, reverse, n_source, n_target, links)
