@@ -15,7 +15,14 @@ from heedful.attended import Attended
 from heedful.checkpoint import save_model_dir
 from heedful.cli import main
 from heedful.explain.align import Gold, aer, format_links, parse_links, read_gold, word_counts
-from heedful.explain.alignment_choice import Pair, choose, evaluate, links_of, prepare
+from heedful.explain.alignment_choice import (
+    Pair,
+    align_pair,
+    choose,
+    evaluate,
+    links_of,
+    prepare,
+)
 from heedful.explain.alignment_methods import (
     DEFAULT,
     AlignmentMethod,
@@ -357,6 +364,10 @@ def test_align_erase_and_refusals(model_dir, files, capsys):
     assert main([*args, "--method", "erase"]) == 0
     expected = [link(erase_pair(translator, s, t)) for s, t in zip(SOURCES, TARGETS, strict=True)]
     assert capsys.readouterr().out.splitlines() == [format_links(e) for e in expected]
+    forced = [translator.attend(s, t) for s, t in zip(SOURCES, TARGETS, strict=True)]
+    assert [align_pair(translator, a, AlignmentMethod("erase")) for a in forced] == expected
+    shift = AlignmentMethod("shift", 1, (0, 3), links="grow-diag-final-and")
+    assert align_pair(translator, forced[0], shift) == links_of(Pair(forced[0]), shift)
     assert main([*args, "--method", "erase", "--layer", "1"]) == 1
     assert "erase method has no layer" in capsys.readouterr().err
     assert main([*args, "--heads", "5"]) == 1

@@ -5,6 +5,8 @@ text (``</s>`` is not a word). Each target word is linked to the source word its
 weighs most, at word level (``heedful.explain.words``), in one layer, averaged over its heads
 (Garg et al., 2019, "Jointly Learning to Align and Translate with Transformer Models", take the
 same argmax from the penultimate layer; ``best_layer`` picks the layer from a gold set instead).
+Other ways to align (shift-attention, chosen heads, erasure) and the one a model directory
+records: ``heedful.explain.alignment_methods``.
 
 Gold files have one line per sentence pair, whitespace-separated links: ``i-j`` for a sure link,
 ``i?j`` or ``ipj`` for a possible one (as in awesome-align's and SimAlign's gold sets), with i

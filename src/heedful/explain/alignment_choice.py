@@ -66,6 +66,18 @@ def links_of(pair: Pair, method: AlignmentMethod) -> set[Link]:
     return link(scores_of(pair, method), method.normalize, method.links)
 
 
+def align_pair(translator, attended: Attended, method: AlignmentMethod) -> set[Link]:
+    """Links of one pair as ``Translator.attend`` gives it (a translation found or a target
+    forced), by a method resolved for the model (``method.resolve``); the erase method runs
+    its passes here, on the attended source and translation."""
+    erasure = None
+    if method.method == "erase":
+        from heedful.explain.erasure import erase_pair
+
+        erasure = erase_pair(translator, attended.source, attended.translation)
+    return links_of(Pair(attended, erasure), method)
+
+
 def evaluate(pairs: Sequence[Pair], gold: Sequence[Gold], method: AlignmentMethod) -> float:
     """The AER of a resolved method over a gold set."""
     return aer([links_of(p, method) for p in pairs], gold)
