@@ -41,12 +41,23 @@ def eflomal_links(
     Words are lowercased for eflomal; empty sentences get no links. eflomal samples, and its C
     code seeds itself (it takes no seed): two runs may give slightly different links, which is
     why a training run keeps the links it trained on."""
+    forward, reverse = eflomal_directions(sources, targets)
+    return [
+        symmetrize(f, r, len(s), len(t), symmetrize_with) if s and t else set()
+        for s, t, f, r in zip(sources, targets, forward, reverse, strict=True)
+    ]
+
+
+def eflomal_directions(
+    sources: Sequence[Sequence[str]], targets: Sequence[Sequence[str]]
+) -> tuple[list[set[Link]], list[set[Link]]]:
+    """eflomal's links source -> target and target -> source (both as (source, target)), from
+    one run, before symmetrisation."""
     import eflomal  # a compiled extension: imported only when alignments are computed
 
     with tempfile.TemporaryDirectory(prefix="heedful-eflomal-") as tmp:
         forward, reverse = Path(tmp) / "fwd", Path(tmp) / "rev"
-        aligner = eflomal.Aligner()
-        aligner.align(
+        eflomal.Aligner().align(
             [" ".join(w.lower() for w in s) or "_" for s in sources],
             [" ".join(w.lower() for w in t) or "_" for t in targets],
             links_filename_fwd=str(forward),
@@ -59,10 +70,7 @@ def eflomal_links(
         raise RuntimeError(
             f"eflomal gave {len(fwd)} and {len(rev)} alignments for {len(sources)} sentence pairs"
         )
-    out = []
-    for s, t, f, r in zip(sources, targets, fwd, rev, strict=True):
-        out.append(symmetrize(f, r, len(s), len(t), symmetrize_with) if s and t else set())
-    return out
+    return fwd, rev
 
 
 def _read_pharaoh(line: str) -> set[Link]:
