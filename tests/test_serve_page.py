@@ -195,4 +195,50 @@ def test_another_model_and_an_empty_text(page, server):
     page.locator("#translate").click()
     sync_api.expect(page.locator("#error")).to_have_text("Type something to translate.")
     assert len(page.requested) == asked  # refused before asking the server
+    assert shown(page) == NOTHING  # the previous translation is not left under the error
     assert page.problems == []
+
+
+def shown(page) -> dict:
+    """What the page shows of a translation: its text, and whether the result and the attention
+    are visible, with how many heatmap cells and table rows they hold."""
+    return page.evaluate(
+        """() => ({
+            result: !document.getElementById("result").hidden,
+            explore: !document.getElementById("explore").hidden,
+            translation: document.getElementById("translation").textContent,
+            cells: document.querySelectorAll("#heatmap td").length,
+            rows: document.querySelectorAll("#links tbody tr").length,
+        })"""
+    )
+
+
+NOTHING = {"result": False, "explore": False, "translation": "", "cells": 0, "rows": 0}
+
+
+def test_an_error_or_another_model_clears_the_previous_translation(page, server):
+    translate(page, TEXT)
+    before = shown(page)
+    assert before["result"] and before["explore"] and before["cells"] > 0 and before["rows"] > 0
+
+    # Only characters the model cannot read: the server refuses (422), and nothing of the
+    # previous sentence stays under the error.
+    page.locator("#source").fill("🙂🙂")
+    page.locator("#translate").click()
+    sync_api.expect(page.locator("#error")).to_contain_text("outside the model's vocabulary")
+    assert shown(page) == NOTHING
+
+    # Another model chosen: the translation on screen was the first model's, so it goes.
+    translate(page, TEXT)
+    assert shown(page)["result"]
+    page.locator("#model").select_option("other")
+    assert shown(page) == NOTHING
+    translate(page, TEXT)
+    api = get(server + "/attention", {"text": TEXT, "model": "other"})
+    sync_api.expect(page.locator("#translation")).to_have_text(api["translation"])
+    assert page.locator("#meta").text_content().startswith("other · beam 4")
+    assert page.locator("#error").is_hidden()
+    # the browser logs the 422 itself; the page's script raised nothing
+    assert page.problems == [
+        "Failed to load resource: the server responded with a status of 422 (Unprocessable Entity)"
+    ]

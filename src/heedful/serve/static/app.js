@@ -85,9 +85,25 @@
     $("explore").classList.toggle("loading", on);
   }
 
+  // An error replaces what was shown: a translation and attention left under it would look
+  // like the answer to the new request (and be another model's, if the selector changed).
   function showError(message) {
     $("error").hidden = !message;
     $("error").textContent = message ? message : "";
+    if (message) clearResult();
+  }
+
+  function clearResult() {
+    answer = null;
+    current = null;
+    focus = null;
+    $("result").hidden = true;
+    $("translation").textContent = "";
+    $("meta").textContent = "";
+    $("explore").hidden = true;
+    $("heatmap").replaceChildren();
+    $("links").tBodies[0].replaceChildren();
+    $("table-text").textContent = "";
   }
 
   function showTranslation() {
@@ -303,12 +319,28 @@
   function submit(e) {
     e.preventDefault();
     const text = $("source").value;
-    if (!text.trim()) { showError("Type something to translate."); return; }
+    if (!text.trim()) {
+      asked++;
+      busy(false, true);
+      showError("Type something to translate.");
+      return;
+    }
     state.sentence = {text, model: $("model").value || null, beam: Number($("beam").value)};
     ask(true);
   }
 
+  // What is shown is always the selected model's (and beam's): another choice clears it, and
+  // drops any answer still on its way.
+  function choose() {
+    asked++;
+    busy(false, true);
+    showError(null);
+    clearResult();
+  }
+
   $("form").addEventListener("submit", submit);
+  $("model").addEventListener("change", choose);
+  $("beam").addEventListener("change", choose);
   $("source").addEventListener("input", count);
   $("source").addEventListener("keydown", (e) => {
     if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) $("form").requestSubmit();
