@@ -1,0 +1,126 @@
+"""Paragraphs cut into sentences, and their translations put back together.
+
+The bundled models learned from Tatoeba, one short sentence a line; given several sentences on one
+line they translate a third of the line as well as each sentence alone. So ``Translator.translate``
+cuts each text into sentences with pysbd (Sadvilkar and Neumann, 2020: Golden Rules, abbreviation
+lists and the like per language), translates every sentence in one batch with the rest, and joins
+the translations with whatever stood between the sentences: spaces, tabs and line breaks, as they
+were. Text before the first sentence and after the last is left out, as the tokenizer leaves it
+out of a sentence.
+
+Two corrections to the segmenter's cuts: a cut inside a span that must stay whole (a URL such as
+``example.org/docs?id=42``, whose "?" pysbd ends a sentence at) is undone, and a piece with no
+letter or digit ("😀", "...") is no sentence of its own: it stays with the sentence before it
+on its line (or the one after it).
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pysbd
+from pysbd.languages import LANGUAGE_CODES
+
+Span = tuple[int, int]  # [start, end) in a text
+
+
+@dataclass
+class Paragraph:
+    """A text and its sentences' places in it, in order, without surrounding whitespace."""
+
+    text: str
+    spans: list[Span]
+
+    @property
+    def sentences(self) -> list[str]:
+        return [self.text[start:end] for start, end in self.spans]
+
+    def join(self, translations: Sequence[str]) -> str:
+        """The sentences' translations with what stood between the sentences between them."""
+        if len(translations) != len(self.spans):
+            raise ValueError(f"{len(self.spans)} sentences, but {len(translations)} translations")
+        out = []
+        for k, translation in enumerate(translations):
+            if k:
+                out.append(self.text[self.spans[k - 1][1] : self.spans[k][0]])
+            out.append(translation)
+        return "".join(out)
+
+
+class SentenceSplitter:
+    """pysbd's rules for ``language`` (an ISO 639-1 code); English's, the most general, for a
+    language pysbd has no rules for, or when the language is not known."""
+
+    def __init__(self, language: str | None):
+        self.language = language if language in LANGUAGE_CODES else "en"
+        self._segmenter = pysbd.Segmenter(language=self.language, clean=False, char_span=True)
+
+    def split(self, text: str, keep_whole: Sequence[Span] = ()) -> Paragraph:
+        """``text``'s sentences: line by line, each line cut by pysbd, never inside a span of
+        ``keep_whole``. A line the segmenter fails on is one sentence, with a warning naming it."""
+        spans: list[Span] = []
+        for line in re.finditer(r"[^\n]+", text):
+            for start, end in self._cut(line.group()):
+                spans.append((line.start() + start, line.start() + end))
+        return Paragraph(text, _merged(text, spans, keep_whole))
+
+    def _cut(self, line: str) -> list[Span]:
+        """The line's sentences, stripped of whitespace; none for a blank line."""
+        try:
+            found = [(s.start, s.end) for s in self._segmenter.segment(line)]
+            problem = _problem(line, found)
+        except Exception as error:  # noqa: BLE001 - any failure of the segmenter is reported
+            problem = f"{type(error).__name__}: {error}"
+        if problem:
+            warnings.warn(
+                f"the sentence splitter (pysbd, {self.language!r}) failed on {line[:60]!r} "
+                f"({problem}); translating the line as one sentence",
+                stacklevel=4,
+            )
+            found = [(0, len(line))]
+        return [span for span in (_strip(line, s) for s in found) if span[0] < span[1]]
+
+
+def _problem(line: str, spans: list[Span]) -> str | None:
+    """What is wrong with the segmenter's spans, if anything: they must be in order, not
+    overlap, and leave out nothing but whitespace."""
+    at = 0
+    for start, end in spans:
+        if not at <= start <= end <= len(line):
+            return f"a sentence at {start}:{end} after one ending at {at}"
+        if line[at:start].strip():
+            return f"{line[at:start]!r} belongs to no sentence"
+        at = end
+    if line[at:].strip():
+        return f"{line[at:]!r} belongs to no sentence"
+    return None
+
+
+def _strip(line: str, span: Span) -> Span:
+    start, end = span
+    while start < end and line[start].isspace():
+        start += 1
+    while end > start and line[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def _merged(text: str, spans: list[Span], keep_whole: Sequence[Span]) -> list[Span]:
+    """Sentences of a line joined where a cut falls inside a span of ``keep_whole``, or where
+    one of the two has no letter or digit."""
+    out: list[Span] = []
+    for start, end in spans:
+        if out and "\n" not in text[out[-1][1] : start]:
+            inside = any(a < start and out[-1][1] < b for a, b in keep_whole)
+            if inside or not _has_word(text[start:end]) or not _has_word(text[slice(*out[-1])]):
+                out[-1] = (out[-1][0], end)
+                continue
+        out.append((start, end))
+    return out
+
+
+def _has_word(text: str) -> bool:
+    return any(c.isalnum() for c in text)
