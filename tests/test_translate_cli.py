@@ -80,6 +80,19 @@ def test_translate_stdin_line_by_line_as_json_with_n_best(capsys, model_dir, exp
         assert len(r["n_best"]) == 2 and r["n_best"][0]["score"] >= r["n_best"][1]["score"]
 
 
+def test_translate_a_paragraph_as_json(capsys, model_dir):
+    """A line of several sentences is translated sentence by sentence (Translator.translate):
+    the record keeps its shape, the translation is theirs joined, the score the sum of theirs."""
+    sentences = [f"{es}." for _, es in PAIRS[:2]]
+    parts = Translator.load(model_dir).translate_n_best(sentences, beam_size=2)
+    code, out, _ = heedful(capsys, "translate", "--model", model_dir, "--beam", 2, "--json",
+                           "  ".join(sentences))  # fmt: skip
+    (record,) = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and set(record) == {"source", "translation", "score"}
+    assert record["translation"] == "  ".join(p[0].text for p in parts)
+    assert record["score"] == pytest.approx(sum(p[0].score for p in parts))
+
+
 def test_translate_n_best_moses_format(capsys, model_dir):
     code, out, _ = heedful(capsys, "translate", "--model", model_dir, "--beam", 3, "--n-best", 3,
                            "hola mundo", "un perro")  # fmt: skip

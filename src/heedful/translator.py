@@ -4,6 +4,11 @@
     >>> translator.translate(["Hola, mundo."])
     ['Hello, world.']
 
+``translate`` takes real input: a text of several sentences is translated sentence by sentence
+(``heedful.segment``), ALL CAPS round-trips (``heedful.casing``), URLs, e-mail addresses and long
+numbers are copied (``heedful.protect``), and words of characters the model cannot read are
+carried (``heedful.unknown_words``).
+
 The Translator only prepares batches and turns ids into text; the searches themselves live in
 ``heedful.search`` and see the model through one step function. Special ids (pad, end of
 sentence, the decoder's start token) come from ``model.config``, so an imported Marian model with
@@ -22,10 +27,12 @@ import torch
 from torch import Tensor
 
 from heedful.attended import Attended
+from heedful.casing import capitalise, is_all_caps, is_title_case, uncapitalise
 from heedful.cpu import OneDNNWeights, onednn_linears, quantize_model
 from heedful.explain.align import align, penultimate
 from heedful.explain.words import STANDALONE
 from heedful.model import DecoderCache, Memory, Transformer
+from heedful.protect import Protected, find_spans, protect
 from heedful.search import (
     Hypothesis,
     LengthPenalty,
@@ -36,6 +43,7 @@ from heedful.search import (
     greedy_search,
     sample,
 )
+from heedful.segment import Paragraph, SentenceSplitter
 from heedful.unknown_words import Unreadable, put_back, split_unreadable
 
 __all__ = ["Sampling", "Translation", "Translator", "quantize_model"]
@@ -45,11 +53,23 @@ EXTRA_LENGTH = 50  # maximum output length = source length + 50 (paper §6.1)
 
 @dataclass
 class Translation:
-    """One of a source's n best translations."""
+    """One of a source's n best translations. A source of several sentences is translated
+    sentence by sentence: its score is the sum of theirs, its tokens theirs one after the other."""
 
     text: str
     score: float
     tokens: list[int]  # generated ids, ending with end-of-sentence unless cut at max_length
+
+
+@dataclass
+class _Prepared:
+    """A sentence as the model is given it: cased if it was in capitals or Title Case
+    (heedful.casing, ``caps``: it was in capitals), its
+    URLs, e-mail addresses and long numbers replaced by placeholders (heedful.protect)."""
+
+    text: str
+    protected: Protected | None
+    caps: bool
 
 
 @dataclass
@@ -62,6 +82,25 @@ class _BeamCache:
 
     def reorder(self, index: Tensor) -> _BeamCache:
         return _BeamCache(self.inner.reorder(index, self.group), self.group)
+
+
+def _paragraph_n_best(
+    paragraph: Paragraph, parts: list[list[Translation]], n_best: int
+) -> list[Translation]:
+    """A paragraph's n best translations from its sentences' (``parts``): the combinations with
+    the highest sums of scores. A sentence left untranslated (no tokens: nothing the model can
+    read) is kept as it is when the paragraph has others."""
+    best: list[tuple[float, list[Translation]]] = [(0.0, [])]
+    for sentence, options in zip(paragraph.sentences, parts, strict=True):
+        if len(parts) > 1 and not options[0].tokens:
+            options = [Translation(sentence, 0.0, [])]
+        combined = [(score + o.score, chosen + [o]) for score, chosen in best for o in options]
+        best = sorted(combined, key=lambda pair: -pair[0])[:n_best]
+    return [
+        Translation(paragraph.join([o.text for o in chosen]), score,
+                    [t for o in chosen for t in o.tokens])
+        for score, chosen in best
+    ]  # fmt: skip
 
 
 def _best_draws(
@@ -91,6 +130,14 @@ class Translator:
         # words of nothing but unknown characters carried into the translation as they are
         # (heedful.unknown_words); off for imported models, which translate as their own tools do
         self.carry_unreadable = self.meta.get("generation", {}).get("carry_unreadable", True)
+        # real input, off for imported models too: texts cut into sentences (heedful.segment),
+        # ALL CAPS sentences translated cased (heedful.casing), URLs, e-mail addresses and long
+        # numbers kept from the model (heedful.protect)
+        ours = self.meta.get("format") != "marian"
+        self.split_sentences = self.uncapitalise = self.protect_spans = ours
+        data = self.meta.get("data", {})
+        self.source_language, self.target_language = data.get("src"), data.get("tgt")
+        self._splitter = SentenceSplitter(self.source_language)
 
     @classmethod
     def load(
@@ -157,20 +204,57 @@ class Translator:
         sampling: Sampling | None = None,
         early_stopping: bool = False,
     ) -> list[list[Translation]]:
-        """The ``n_best`` translations of each text, best first, with their scores."""
+        """The ``n_best`` translations of each text, best first, with their scores. A text of
+        several sentences is cut into them, and all are translated in one batch with the rest
+        (``split_sentences``, heedful.segment)."""
         if isinstance(texts, str):
             raise TypeError("translate takes a list of texts; wrap a single text in a list")
-        src_ids = self.tokenizer.encode_batch(list(texts))
+        paragraphs = [self._paragraph(text) for text in texts]
+        in_capitals = [self._in_capitals(p) for p in paragraphs for _ in p.spans]
+        found = self._translate_sentences(
+            [s for p in paragraphs for s in p.sentences], in_capitals, beam_size,
+            max_length=max_length, min_length=min_length, length_penalty=length_penalty,
+            length_penalty_form=length_penalty_form, n_best=n_best, batch_size=batch_size,
+            sampling=sampling, early_stopping=early_stopping,
+        )  # fmt: skip
+        out, at = [], 0
+        for paragraph in paragraphs:
+            parts, at = found[at : at + len(paragraph.spans)], at + len(paragraph.spans)
+            out.append(_paragraph_n_best(paragraph, parts, n_best))
+        return out
+
+    def _paragraph(self, text: str) -> Paragraph:
+        """``text`` cut into sentences, or, without ``split_sentences``, one sentence."""
+        if not self.split_sentences:
+            return Paragraph(text, [(0, len(text))] if text.strip() else [])
+        return self._splitter.split(text, find_spans(text) if self.protect_spans else ())
+
+    def _in_capitals(self, paragraph: Paragraph) -> bool:
+        """Whether a paragraph of several sentences is in capitals, but for its spans (URLs...)."""
+        if not self.uncapitalise or len(paragraph.spans) < 2:
+            return False
+        text = paragraph.text
+        for start, end in reversed(find_spans(text)):
+            text = f"{text[:start]} {text[end:]}"
+        return is_all_caps(text)
+
+    def _translate_sentences(self, sentences: list[str], in_capitals: list[bool],
+                             beam_size: int, *, n_best: int,
+                             **search: Any) -> list[list[Translation]]:  # fmt: skip
+        """Each sentence's n best translations (none for one the model cannot read, with a
+        warning); ``in_capitals``: whether each is in a paragraph in capitals."""
+        prepared = [self._prepare(s, c) for s, c in zip(sentences, in_capitals, strict=True)]
+        src_ids = self.tokenizer.encode_batch([p.text for p in prepared])
         todo, unreadable = [], []
         carried: dict[int, Unreadable] = {}  # sources with words the model cannot read
-        for i, (text, ids) in enumerate(zip(texts, src_ids, strict=True)):
+        for i, (text, ids) in enumerate(zip(sentences, src_ids, strict=True)):
             if not text.strip() or all(t == self.config.eos_id for t in ids):
                 continue
             if not self._knows_some_of(ids):
                 unreadable.append(i)
                 continue
             todo.append(i)
-            split = self._split_unreadable(text, ids)
+            split = self._split_unreadable(prepared[i].text, ids)
             if split is not None:
                 carried[i] = split
                 src_ids[i] = self.tokenizer.encode(split.text)
@@ -178,20 +262,53 @@ class Translator:
             warnings.warn(
                 f"{len(unreadable)} source{'s hold' if len(unreadable) > 1 else ' holds'} only "
                 "characters outside the model's vocabulary (the first: "
-                f"{texts[unreadable[0]][:40]!r}); left untranslated",
-                stacklevel=3,
+                f"{sentences[unreadable[0]][:40]!r}); left untranslated",
+                stacklevel=4,
             )
-        hypotheses = self.generate(
-            [src_ids[i] for i in todo], beam_size, max_length=max_length, min_length=min_length,
-            length_penalty=length_penalty, length_penalty_form=length_penalty_form, n_best=n_best,
-            batch_size=batch_size, sampling=sampling, early_stopping=early_stopping,
-        )  # fmt: skip
-        out: list[list[Translation]] = [[Translation("", 0.0, [])] for _ in texts]
+        hypotheses = self.generate([src_ids[i] for i in todo], beam_size, n_best=n_best, **search)
+        out: list[list[Translation]] = [[Translation("", 0.0, [])] for _ in sentences]
         for i, options in zip(todo, hypotheses, strict=True):
-            out[i] = [Translation(self._text(h.tokens), h.score, h.tokens) for h in options]
-            if i in carried:
-                out[i] = [replace(o, text=self._put_back(carried[i], o.text)) for o in out[i]]
+            out[i] = [
+                Translation(self._finish(prepared[i], carried.get(i), self._text(h.tokens)),
+                            h.score, h.tokens)
+                for h in options
+            ]  # fmt: skip
         return out
+
+    def _prepare(self, sentence: str, in_capitals: bool) -> _Prepared:
+        """The sentence with placeholders for what the model cannot copy (``protect_spans``),
+        cased as usual if it is in capitals or Title Case (``uncapitalise``); a short sentence
+        of a paragraph ``in_capitals`` counts as in capitals."""
+        source, target = self.source_language, self.target_language
+        protected = protect(sentence, source, target) if self.protect_spans else None
+        text = sentence if protected is None else protected.text
+        placeholders = [] if protected is None else protected.placeholders
+        caps = self.uncapitalise and is_all_caps(text, placeholders, short=in_capitals)
+        if caps or self.uncapitalise and is_title_case(text, placeholders):
+            text = uncapitalise(text, self._rarity, placeholders)
+        return _Prepared(text, protected, caps)
+
+    def _finish(self, prepared: _Prepared, carried: Unreadable | None, translation: str) -> str:
+        """The model's translation of ``prepared.text`` with the words carried past the model
+        put back, and the placeholders' spans too, in capitals if the source was."""
+        protected = prepared.protected
+        split = carried or Unreadable(prepared.text.split(), [], [])
+        if protected is not None:
+            split = protected.missing(translation, split)
+        if split.words:
+            translation = self._put_back(split, translation)
+        if prepared.caps:
+            translation = capitalise(
+                translation, [] if protected is None else protected.placeholders
+            )
+        return translation if protected is None else protected.restore(translation)
+
+    def _rarity(self, word: str) -> tuple[int, float]:
+        """How rare a spelling of a word is to the tokenizer (heedful.casing): its pieces, then
+        minus their scores, where the tokenizer has them."""
+        ids = self.tokenizer.encode(word)
+        score = getattr(getattr(self.tokenizer, "sp", None), "get_score", None)
+        return len(ids), -sum(map(score, ids)) if score is not None else 0.0
 
     def _split_unreadable(self, text: str, ids: list[int]) -> Unreadable | None:
         """The words of a source that the model cannot read at all (heedful.unknown_words), if

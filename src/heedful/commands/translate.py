@@ -5,6 +5,11 @@ heedful translate --model DIR -i news.es -o news.en          # a progress bar on
 cat news.es | heedful translate --model DIR --beam 5 --json  # one JSON object per line
 heedful translate --model DIR --n-best 3 "Hola."             # Moses n-best: i ||| text ||| score
 heedful translate --model DIR --sample --top-p 0.9 "Hola."   # draw 4 translations, keep the best
+
+A text of several sentences is translated sentence by sentence and joined with its own spacing;
+ALL CAPS, URLs, e-mail addresses and long numbers are taken care of (``Translator.translate``).
+A JSON record is {"source", "translation", "score"} (and "n_best"); a text's score is the sum of
+its sentences'.
 """
 
 from __future__ import annotations

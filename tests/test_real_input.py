@@ -1,0 +1,184 @@
+"""Real input in Translator.translate: ALL CAPS (heedful.casing) and the spans a model cannot copy,
+URLs, e-mail addresses and long numbers (heedful.protect); on a tiny random model where it can
+show it, on the bundled models where only they can."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from heedful.bundled import model_dir
+from heedful.casing import capitalise, is_all_caps, is_title_case, uncapitalise
+from heedful.config import ModelConfig
+from heedful.model import Transformer
+from heedful.protect import NAMES, NUMBERS, find_spans, localise_number, protect
+from heedful.tokenizer import Tokenizer
+from heedful.translator import Translator
+from heedful.unknown_words import Unreadable
+
+URL, EMAIL, PHONE = "https://example.org/docs?id=42", "ana.garcia@example.com", "612345678"
+
+
+@pytest.fixture(scope="module")
+def bundled():
+    return {name: Translator.load(model_dir(name)) for name in ("es-en", "en-fr")}
+
+
+# --- casing --------------------------------------------------------------------------------------
+
+
+def test_what_counts_as_all_caps():
+    assert is_all_caps("TENGO UN PERRO.") and is_all_caps("¿DÓNDE ESTÁ EL BAÑO?")
+    assert is_all_caps("I LOVE 2 CATS, 中文!")  # digits and uncased letters do not count
+    assert not is_all_caps("Tengo UN perro.") and not is_all_caps("I love Paris.")
+    assert not is_all_caps("NASA.") and not is_all_caps("OK Y")  # one word; three letters
+    assert is_all_caps("¿Y TÚ?", short=True)  # a sentence of a paragraph in capitals
+    assert is_all_caps("VISIT Boston NOW", ignore={"Boston"})  # a placeholder is not looked at
+    assert not is_all_caps("123 456") and not is_all_caps("")
+
+
+def test_uncapitalise_prefers_the_commoner_form_and_capitalises_the_first_letter():
+    names = {"paris", "ana"}  # a stand-in vocabulary: these are commoner capitalised
+    cost = lambda word: (0,) if (word.lower() in names) == word[0].isupper() else (1,)  # noqa: E731
+    assert uncapitalise("¿AMAS PARIS, ANA?", cost) == "¿Amas Paris, Ana?"
+    assert uncapitalise("YO AMO PARIS Y Boston", cost, keep={"Boston"}) == "Yo amo Paris y Boston"
+    assert uncapitalise("Yo Amo Paris Y McDonald", cost) == "Yo amo Paris y McDonald"
+    assert capitalise("J'adore Boston et Paris.", keep=["Boston"]) == "J'ADORE Boston ET PARIS."
+    assert capitalise("straße") == "STRASSE"
+
+
+def test_what_counts_as_title_case():
+    assert is_title_case("Tengo Un Perro Grande.") and is_title_case("I Love Paris")
+    assert not is_title_case("Tom Jackson.") and not is_title_case("Tengo un Perro Grande.")
+    assert is_title_case("Visit Boston Now Please", ignore={"Boston"})
+
+
+def test_the_translators_vocabulary_tells_names_from_words(bundled):
+    en_fr = bundled["en-fr"]
+    assert uncapitalise("I LOVE PARIS AND MARY.", en_fr._rarity) == "I love Paris and Mary."
+
+
+@pytest.mark.parametrize(
+    ("name", "cased"),
+    [
+        ("es-en", "Tengo un perro."),
+        ("es-en", "¿Dónde está el baño?"),
+        ("es-en", "No sé nadar."),
+        ("en-fr", "I love Paris."),
+        ("en-fr", "Where is the train station?"),
+    ],
+)
+def test_all_caps_round_trips_on_the_bundled_models(bundled, name, cased):
+    """ALL CAPS in, ALL CAPS out: the translation of the cased sentence, in capitals."""
+    translator = bundled[name]
+    shouted = translator.translate([cased.upper()])[0]
+    assert shouted == shouted.upper() and any(c.isalpha() for c in shouted)
+    assert shouted == translator.translate([cased])[0].upper()
+    translator.uncapitalise = False
+    try:
+        assert translator.translate([cased.upper()])[0] != shouted  # as before
+    finally:
+        translator.uncapitalise = True
+
+
+@pytest.mark.parametrize(
+    ("name", "cased"), [("es-en", "Tengo un perro grande."), ("en-fr", "I love Paris.")]
+)
+def test_title_case_is_translated_as_the_cased_sentence(bundled, name, cased):
+    translator = bundled[name]
+    titled = " ".join(w[0].upper() + w[1:] for w in cased.split())
+    assert translator.translate([titled])[0] == translator.translate([cased])[0]
+
+
+def test_a_paragraph_in_capitals_counts_its_short_sentences_too(bundled):
+    es_en = bundled["es-en"]
+    out = es_en.translate(["NO SÉ NADAR. ¿Y TÚ?"])[0]
+    assert out == " ".join(es_en.translate(["No sé nadar.", "¿Y tú?"])).upper()
+
+
+# --- protected spans -----------------------------------------------------------------------------
+
+
+def test_urls_addresses_and_long_numbers_are_found_without_their_punctuation():
+    text = (
+        f"Mira {URL}, escribe a {EMAIL}. Llama al {PHONE} o al +34 612 345 678! "
+        "Pagué 1.234,50 euros (www.tienda.es) por 3 manzanas en 2015."
+    )
+    found = [text[start:end] for start, end in find_spans(text)]
+    assert found == [URL, EMAIL, PHONE, "+34 612 345 678", "1.234,50", "www.tienda.es"]
+    assert find_spans("Compré 12 naranjas por 7,50 euros a las 8:45.") == []
+
+
+def test_spans_get_placeholders_the_sentence_does_not_hold():
+    protected = protect(f"Boston: {URL} o {EMAIL}, 100 o {PHONE}.")
+    assert protected.placeholders == [NAMES[1], NAMES[2], NUMBERS[1]]  # Boston and 100 are taken
+    assert protected.text == f"Boston: {NAMES[1]} o {NAMES[2]}, 100 o {NUMBERS[1]}."
+    translation = f"{NUMBERS[1]}, {NAMES[2]} and {NAMES[1]}; not {NAMES[1]}s."
+    assert protected.restore(translation) == f"{PHONE}, {EMAIL} and {URL}; not {NAMES[1]}s."
+    assert protect("Hola, mundo.") is None
+
+
+def test_a_placeholder_the_translation_lacks_is_carried_after_the_word_before_it():
+    protected = protect(f"Escribe a {EMAIL} mañana.")
+    source = Unreadable(protected.text.split(), [], [])
+    assert protected.missing(f"Write {NAMES[0]} tomorrow.", source) is source
+    carried = protected.missing("Write tomorrow.", source)
+    assert (carried.words, carried.after) == ([NAMES[0]], [1])  # after "a"
+    emoji = Unreadable(["Escribe", "a", NAMES[0], "mañana."], ["😀", "🙂"], [-1, 3])
+    carried = protected.missing("Write tomorrow.", emoji)
+    assert (carried.words, carried.after) == (["😀", NAMES[0], "🙂"], [-1, 1, 3])
+
+
+def test_numbers_are_written_the_target_languages_way():
+    assert localise_number("1.234,50", "es", "en") == "1,234.50"
+    assert localise_number("1.234.567", "es", "en") == "1,234,567"
+    assert localise_number("1,234.50", "en", "fr") == "1\u202f234,50"
+    assert localise_number("3,14159", "es", "en") == "3.14159"
+    for number in ["612 345 678", "+34-612-345-678", "12/05/2023", "12345"]:
+        assert localise_number(number, "es", "en") == number  # not a quantity: copied
+    assert localise_number("1.234,50", "es", "es") == localise_number("1.234,50", None, "en")
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "spans"),
+    [
+        ("es-en", f"Escríbeme a {EMAIL} mañana.", [EMAIL]),
+        ("en-fr", f"Visit {URL} for details.", [URL]),
+        ("es-en", f"Llama al {PHONE}.", [PHONE]),
+        ("es-en", f"Mi web es {URL} y mi correo {EMAIL}.", [URL, EMAIL]),
+        ("en-fr", f"WRITE TO {EMAIL} TODAY.", [EMAIL]),
+    ],
+)
+def test_urls_addresses_and_numbers_survive_translation_exactly(bundled, name, text, spans):
+    translator = bundled[name]
+    out = translator.translate([text])[0]
+    for span in spans:
+        assert out.count(span) == 1, out
+    assert not any(p in out for p in NAMES + NUMBERS)
+    translator.protect_spans = False
+    try:
+        assert not all(span in translator.translate([text])[0] for span in spans)  # as before
+    finally:
+        translator.protect_spans = True
+
+
+def test_an_amount_is_written_the_target_way_on_a_bundled_model(bundled):
+    out = bundled["es-en"].translate(["Pagué 1.234,50 euros por el coche."])[0]
+    assert "1,234.50" in out and "1.234,50" not in out
+
+
+def test_a_span_the_model_drops_is_put_back_by_alignment():
+    """A random model never copies the placeholder: the span goes where alignment puts it, and
+    the rest is the model's translation of the sentence with the placeholder."""
+    texts = ["el gato come pescado", "hola mundo", "la casa es grande"]
+    tokenizer = Tokenizer.train(texts * 20, vocab_size=60)
+    torch.manual_seed(0)
+    model = Transformer(ModelConfig.tiny(tokenizer.vocab_size, dropout=0.0)).eval()
+    translator = Translator(model, tokenizer, {"data": {"src": "es", "tgt": "en"}})
+    text = f"el gato {EMAIL} come pescado"
+    with_placeholder = translator.translate([f"el gato {NAMES[0]} come pescado"], 2)[0]
+    assert NAMES[0] not in with_placeholder
+    out = translator.translate([text], 2)[0].split()
+    assert out.count(EMAIL) == 1
+    at = out.index(EMAIL)
+    assert out[:at] + out[at + 1 :] == with_placeholder.split()

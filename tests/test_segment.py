@@ -1,0 +1,175 @@
+"""Paragraphs: cut into sentences by pysbd, translated in one batch, joined with the original
+spacing (heedful.segment and Translator.translate), on a tiny random model and a bundled one."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from heedful.bundled import model_dir
+from heedful.config import ModelConfig
+from heedful.model import Transformer
+from heedful.segment import Paragraph, SentenceSplitter
+from heedful.tokenizer import Tokenizer
+from heedful.translator import Translator
+
+SENTENCES = ["el gato come pescado.", "¿dónde está la casa?", "un perro grande!", "hola mundo."]
+SHORT = dict(beam_size=2, max_length=8)  # a random model's translations, cut short
+
+
+@pytest.fixture(scope="module")
+def translator():
+    tokenizer = Tokenizer.train(SENTENCES * 30, vocab_size=70)
+    torch.manual_seed(3)  # a model whose translations of SENTENCES differ
+    model = Transformer(ModelConfig.tiny(tokenizer.vocab_size, dropout=0.0)).eval()
+    with torch.no_grad():  # sharper distributions than the initialisation's: fewer near-ties
+        model.generator.weight.mul_(4.0)
+    return Translator(model, tokenizer, {"data": {"src": "es", "tgt": "en"}})
+
+
+def test_a_paragraph_is_cut_into_its_sentences_and_joined_with_what_stood_between():
+    text = "  Hola.  ¿Qué tal?\tMe llamo Ana.\n\n Adiós. \n"
+    paragraph = SentenceSplitter("es").split(text)
+    assert paragraph.sentences == ["Hola.", "¿Qué tal?", "Me llamo Ana.", "Adiós."]
+    assert paragraph.join(["A", "B", "C", "D"]) == "A  B\tC\n\n D"  # nothing outside added
+    assert paragraph.join(paragraph.sentences) == text.strip()
+    with pytest.raises(ValueError, match="4 sentences, but 3 translations"):
+        paragraph.join(["A", "B", "C"])
+    for blank in ["", "  \n\t "]:
+        assert SentenceSplitter("es").split(blank).sentences == []
+
+
+def test_a_cut_inside_a_span_kept_whole_is_undone_and_a_wordless_piece_joins_a_sentence():
+    text = "Mira https://example.org/docs?id=42 ahora. Gracias."
+    url = (text.index("https"), text.index(" ahora"))
+    splitter = SentenceSplitter("es")
+    assert len(splitter.split(text).sentences) == 3, "pysbd no longer cuts the URL at '?'"
+    assert splitter.split(text, [url]).sentences == ["Mira https://example.org/docs?id=42 ahora.",
+                                                      "Gracias."]  # fmt: skip
+    # a piece without a letter or digit stays with a sentence of its own line
+    assert splitter.split("¡Hola! 😀 ... Adiós.").sentences == ["¡Hola! 😀 ...", "Adiós."]
+    assert splitter.split("😀\nHola.").sentences == ["😀", "Hola."]  # lines stay apart
+
+
+def test_a_language_pysbd_lacks_gets_the_english_rules():
+    assert SentenceSplitter("xx").language == SentenceSplitter(None).language == "en"
+    assert SentenceSplitter("fr").language == "fr"
+
+
+@pytest.mark.parametrize(
+    "failure", ["raises", "overlapping spans", "a character outside every sentence"]
+)
+def test_a_line_the_segmenter_fails_on_is_translated_whole_with_a_warning(translator, failure):
+    class Broken:
+        def segment(self, line):
+            if failure == "raises":
+                raise IndexError("list index out of range")
+            if failure == "overlapping spans":
+                return [Span(0, 10), Span(5, len(line))]
+            return [Span(0, 4), Span(6, len(line))]
+
+    class Span:
+        def __init__(self, start, end):
+            self.start, self.end = start, end
+
+    text = SENTENCES[0] + " " + SENTENCES[1]
+    splitter = SentenceSplitter("es")
+    splitter._segmenter = Broken()
+    with pytest.warns(UserWarning, match=r"sentence splitter \(pysbd, 'es'\) failed on 'el gato"):
+        assert splitter.split(text).sentences == [text]
+    saved, translator._splitter = translator._splitter, splitter
+    try:
+        with pytest.warns(UserWarning, match="translating the line as one sentence"):
+            out = translator.translate([text], **SHORT)
+    finally:
+        translator._splitter = saved
+    translator.split_sentences = False
+    try:
+        assert out == translator.translate([text], **SHORT)
+    finally:
+        translator.split_sentences = True
+
+
+def recorded_sources(translator, monkeypatch):
+    """The sources each call of translator.generate receives."""
+    calls = []
+    generate = translator.generate
+
+    def recording(src_ids, *args, **kwargs):
+        calls.append([translator.tokenizer.decode(ids) for ids in src_ids])
+        return generate(src_ids, *args, **kwargs)
+
+    monkeypatch.setattr(translator, "generate", recording)
+    return calls
+
+
+def test_every_sentence_of_every_text_goes_to_the_model_in_one_batch(translator, monkeypatch):
+    alone = translator.translate(SENTENCES, **SHORT)
+    assert len(set(alone)) == len(alone) and all(alone), "the tiny model's outputs are not distinct"
+    texts = [
+        f"{SENTENCES[0]}  {SENTENCES[1]}\t{SENTENCES[2]}",
+        "",
+        f"{SENTENCES[3]}\n\n{SENTENCES[0]}",
+        SENTENCES[1],
+    ]
+    calls = recorded_sources(translator, monkeypatch)
+    out = translator.translate(texts, **SHORT)
+    assert calls == [[*SENTENCES[:3], SENTENCES[3], SENTENCES[0], SENTENCES[1]]]
+    a, b, c, d = alone
+    assert out == [f"{a}  {b}\t{c}", "", f"{d}\n\n{a}", b]
+
+
+def test_splitting_can_be_turned_off(translator, monkeypatch):
+    text = f"{SENTENCES[0]} {SENTENCES[1]}"
+    calls = recorded_sources(translator, monkeypatch)
+    translator.split_sentences = False
+    try:
+        translator.translate([text], **SHORT)
+    finally:
+        translator.split_sentences = True
+    assert calls == [[text]]
+
+
+def test_a_paragraphs_n_best_combine_its_sentences_best_by_summed_score(translator):
+    first, second = SENTENCES[0], SENTENCES[2]
+    parts = translator.translate_n_best([first, second], 3, n_best=3, max_length=8)
+    options = translator.translate_n_best([f"{first} {second}"], 3, n_best=3, max_length=8)[0]
+    expected = sorted(
+        ((x.score + y.score, f"{x.text} {y.text}", x.tokens + y.tokens)
+         for x in parts[0] for y in parts[1]),
+        key=lambda option: -option[0],
+    )[:3]  # fmt: skip
+    assert [(o.text, o.tokens) for o in options] == [(t, ids) for _, t, ids in expected]
+    assert [o.score for o in options] == pytest.approx([s for s, _, _ in expected])
+
+
+def test_sampling_translates_a_paragraph_sentence_by_sentence(translator, monkeypatch):
+    from heedful.translator import Sampling
+
+    calls = recorded_sources(translator, monkeypatch)
+    text = f"{SENTENCES[0]} {SENTENCES[1]}"
+    options = translator.translate_n_best([text], 4, n_best=2, sampling=Sampling(seed=1))[0]
+    assert calls == [SENTENCES[:2]]
+    assert len(options) == 2 and options[0].score >= options[1].score
+
+
+def test_a_sentence_the_model_cannot_read_stays_in_its_paragraph_with_a_warning(translator):
+    with pytest.warns(UserWarning, match="1 source holds only characters outside"):
+        out = translator.translate([f"{SENTENCES[3]} 中文。 {SENTENCES[0]}"], **SHORT)[0]
+    a, d = translator.translate([SENTENCES[0], SENTENCES[3]], **SHORT)
+    assert out == f"{d} 中文。 {a}"
+
+
+def test_a_real_paragraph_comes_back_with_as_many_sentences_in_order():
+    """Given the whole line, the bundled en -> fr model translated two of these three sentences
+    ("J'ai un chat. Elle dort toute la journée.")."""
+    en_fr = Translator.load(model_dir("en-fr"))
+    sentences = ["I have a cat.", "She is black.", "She sleeps all day."]
+    whole = en_fr.translate(["  ".join(sentences)])[0]
+    alone = en_fr.translate(sentences)
+    assert whole == "  ".join(alone)
+    assert len(SentenceSplitter("fr").split(whole).sentences) == 3
+
+
+def test_paragraph_of_no_sentence_joins_to_nothing():
+    assert Paragraph("   ", []).join([]) == ""
