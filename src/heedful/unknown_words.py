@@ -11,6 +11,21 @@ end. Punctuation that follows such characters in a word ("❤️.", "😀!") sta
 the end of the word before ("Te quiero ❤️." is translated as "Te quiero."). Words that mix known
 letters or digits with unknown characters ("Tiên") stay in the source as they are: the model
 reads part of them.
+
+On the bundled es -> en model: "El gato 🐈 duerme en el jardín." gave "The cat blows sleeping in
+the garden." and now gives "The cat 🐈 sleeps in the garden."; "Hola, ¿qué tal? 😀" gave "Hi, what
+is the hitches?" and now "Hi, what is it? 😀"; "Te quiero ❤️." gave "I love you." and now "I love
+you. ❤️"; "Me encanta 🍕." gave "I love rainfall." and now "I love it. 🍕". ``translator.
+carry_unreadable = False`` (or ``"generation": {"carry_unreadable": false}`` in a model's
+config.json) turns it off, and imported Marian models have it off, to translate as HF and
+CTranslate2 do, unknown pieces included.
+
+A line of nothing but such characters ("🙂🙂", "中文" for the es -> en model) gives an empty
+translation and a warning, not a hallucinated sentence; ``heedful attend``, ``heedful align`` and
+the server's ``/attention`` refuse such a source (there is no translation to show the attention
+of) unless a target is given to force one. They (and so the server's page) show what the model
+does with the source exactly as given, unknown pieces included, so that their word indices are the
+source's own: there the emoji sentence above still reads "The cat blows sleeping in the garden.".
 """
 
 from __future__ import annotations
