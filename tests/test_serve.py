@@ -8,8 +8,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import re
+import subprocess
+import sys
 import threading
+import time
 
 import httpx
 import pytest
@@ -25,9 +29,11 @@ from heedful.explain.words import to_words
 from heedful.serve import create_app
 from heedful.serve.app import STATIC
 from heedful.serve.schemas import MAX_TEXT_CHARS, MAX_TEXTS
+from heedful.serve.worker import sentences_in
 from heedful.translator import Translator
 
 TEXTS = [SOURCE, "Hola, mundo.", "¿Dónde está la estación de tren?", "Tengo hambre.", SOURCE]
+BASE = "http://127.0.0.1"  # a loopback host: the server answers no other Host header by default
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +50,7 @@ def translators(dirs):
 
 @pytest.fixture(scope="module")
 def client(dirs):
-    with TestClient(create_app(dirs)) as c:
+    with TestClient(create_app(dirs), base_url=BASE) as c:
         yield c
 
 
@@ -78,7 +84,7 @@ def assert_weights(got, expected: torch.Tensor) -> None:
 
 
 def async_client(app) -> httpx.AsyncClient:
-    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test")
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url=BASE)
 
 
 # --- translation ------------------------------------------------------------------------------
@@ -129,7 +135,7 @@ BAD = {
     "no text": ("/translate", {"beam_size": 2}),
     "text and texts": ("/translate", {"text": "hola", "texts": ["hola"]}),
     "empty list": ("/translate", {"texts": []}),
-    "a blank text in the list": ("/translate", {"texts": ["hola", "  "]}),
+    "invisible text": ("/translate", {"text": "\u200b\u200d"}),
     "too many texts": ("/translate", {"texts": ["hola"] * (MAX_TEXTS + 1)}),
     "too long text": ("/translate", {"text": TOO_LONG}),
     "too long text in the list": ("/translate", {"texts": ["hola", TOO_LONG]}),
@@ -159,6 +165,77 @@ def test_bad_input_is_422_with_a_json_message(client, case):
     assert TOO_LONG not in r.text  # the input is not echoed back
 
 
+@pytest.mark.parametrize("value", [True, "4", 4.0, [4], None])
+def test_a_beam_size_of_another_type_is_refused_not_converted(client, value):
+    r = client.post("/translate", json={"text": SOURCE, "beam_size": value})
+    assert r.status_code == 422, r.text
+    assert r.json()["detail"].startswith("beam_size: ")
+
+
+@pytest.mark.parametrize(
+    "body, words",
+    [
+        ({}, 'give "text" (a string) or "texts" (a list of strings)'),
+        ({"beam_size": 2}, 'give "text" (a string) or "texts" (a list of strings)'),
+        ({"text": "hola", "texts": ["hola"]}, 'give "text" or "texts", not both'),
+        ({"text": True}, "text: Input should be a valid string"),
+        ({"texts": "hola"}, "texts: Input should be a valid list"),
+    ],
+)
+def test_a_missing_or_mistyped_field_is_named(client, body, words):
+    r = client.post("/translate", json=body)
+    assert r.status_code == 422
+    assert r.json()["detail"] == words
+
+
+def test_a_blank_text_in_a_list_is_translated_as_blank_without_the_model(dirs, translators):
+    app = new_app(dirs)
+    texts = ["Hola, mundo.", " ", "", "\u200b\u200d", "\ufeff\u2060 \n", SOURCE]
+    with TestClient(app, base_url=BASE) as c:
+        r = c.post("/translate", json={"texts": texts})
+        assert r.status_code == 200, r.text
+        counters = c.get("/health").json()["models"]["es-en"]
+    expected = translators["es-en"].translate([texts[0], texts[-1]])
+    assert r.json()["translations"] == [expected[0], "", "", "", "", expected[1]]
+    assert counters["texts"] == 2  # the model saw the two real texts only
+
+
+@pytest.mark.parametrize("path", ["/translate", "/attention"])
+def test_a_text_of_invisible_characters_only_is_refused(client, path):
+    r = client.post(path, json={"text": "\u200b\u200d"})
+    assert r.status_code == 422
+    assert "only invisible characters" in r.json()["detail"]
+
+
+# --- the Host header ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "host", ["127.0.0.1:8000", "localhost", "LOCALHOST:1", "[::1]:80", "a.localhost"]
+)
+def test_loopback_host_names_are_answered(client, host):
+    r = client.get("/health", headers={"host": host})
+    assert r.status_code == 200, r.text
+
+
+@pytest.mark.parametrize("path", ["/health", "/translate", "/libretranslate/languages"])
+def test_another_host_name_is_refused_dns_rebinding(client, path):
+    r = client.request("POST" if path == "/translate" else "GET", path,
+                       headers={"host": "evil.example:8000"}, json={"text": SOURCE})  # fmt: skip
+    assert r.status_code == 400
+    message = r.json()["error" if path.startswith("/libretranslate") else "detail"]
+    assert "'evil.example:8000'" in message and "--allowed-host" in message
+
+
+def test_allowed_hosts_are_answered_and_a_star_allows_any(dirs):
+    with TestClient(new_app(dirs, allowed_hosts=["translate.example"]), base_url=BASE) as c:
+        assert c.get("/health", headers={"host": "translate.example:443"}).status_code == 200
+        assert c.get("/health", headers={"host": "localhost"}).status_code == 200
+        assert c.get("/health", headers={"host": "other.example"}).status_code == 400
+    with TestClient(new_app(dirs, allowed_hosts=["*"]), base_url="http://anything") as c:
+        assert c.get("/health").status_code == 200
+
+
 @pytest.mark.parametrize(
     "selection, words",
     [({"layer": 3}, "choose 1..2"), ({"layer": -3}, "layer -3"), ({"head": 5}, "choose 1..4")],
@@ -178,7 +255,7 @@ def test_invalid_json_is_422(client, body):
 
 @pytest.mark.filterwarnings("ignore:a source of")  # longer than the tiny model's positions
 def test_a_body_over_the_limit_is_413_whether_its_length_is_declared_or_not(dirs):
-    with TestClient(new_app(dirs, max_body_bytes=2000)) as c:
+    with TestClient(new_app(dirs, max_body_bytes=2000), base_url=BASE) as c:
         small = c.post("/translate", json={"texts": ["hola " * 150] * 2})  # 1.5 kB: fine
         assert small.status_code == 200
         declared = c.post("/translate", json={"texts": ["hola " * 150] * 4})  # 3 kB
@@ -263,7 +340,7 @@ def test_other_views_of_the_same_sentence_do_not_run_the_model_again(dirs, monke
     calls = []
     attend = translator.attend
     monkeypatch.setattr(translator, "attend", lambda *a: calls.append(a) or attend(*a))
-    with TestClient(app) as c:
+    with TestClient(app, base_url=BASE) as c:
         for selection in ({"kind": "cross"}, {"kind": "encoder", "layer": 1}, {"head": 2}):
             assert c.post("/attention", json={"text": SOURCE, **selection}).status_code == 200
         assert len(calls) == 1
@@ -305,6 +382,96 @@ def test_concurrent_requests_are_batched_and_get_their_own_answers(dirs, transla
     assert counters["batches"] == 2  # one per beam size: the 12 waiting requests, batched
     assert counters["largest_batch"] == 6 and counters["texts"] == 12
     assert counters["served"] == 13 and counters["waiting"] == 0
+
+
+def test_requests_sent_together_to_an_idle_model_are_gathered_into_one_batch(dirs, translators):
+    app = new_app(dirs)
+    worker = app.state.workers["es-en"]
+    worker.gather_s = 1.0  # long enough for a busy test machine; the server waits a few ms
+
+    async def main():
+        async with async_client(app) as c:
+            asks = [c.post("/translate", json={"text": t, "beam_size": 2}) for t in TEXTS]
+            return await asyncio.gather(*asks)
+
+    answers = asyncio.run(main())
+    got = [a.json()["translation"] for a in answers]
+    assert got == translators["es-en"].translate(TEXTS, beam_size=2)
+    assert (worker.counters.batches, worker.counters.largest_batch) == (1, len(TEXTS))
+
+
+def long_texts(n: int, sentences: int) -> list[str]:
+    spanish = [pair[1] for pair in tatoeba_pairs()]
+    return [" ".join(spanish[i * sentences : (i + 1) * sentences]) for i in range(n)]
+
+
+def test_a_short_request_is_not_held_back_by_a_long_one(dirs, translators):
+    """A request of 32 long texts at beam 8 runs in many batches, and a short request that comes
+    while it runs is answered before it, within about one batch."""
+    app = new_app(dirs)
+    worker = app.state.workers["es-en"]
+    texts = long_texts(32, 6)
+    assert all(sentences_in(t) >= 3 for t in texts)
+    finished = {}
+
+    async def main():
+        async with async_client(app) as c:
+
+            async def timed(name, body):
+                answer = await c.post("/translate", json=body)
+                finished[name] = (time.perf_counter(), worker.counters.batches)
+                return answer
+
+            long = asyncio.ensure_future(timed("long", {"texts": texts, "beam_size": 8}))
+            await until(lambda: worker.counters.batches >= 1)  # the long request is running
+            started = worker.counters.batches
+            short = await timed("short", {"text": SOURCE, "beam_size": 1})
+            return started, short, await long
+
+    started, short, long = asyncio.run(main())
+    assert short.status_code == long.status_code == 200
+    assert finished["short"][0] < finished["long"][0]
+    assert finished["short"][1] <= started + 2  # the batch running when it came, then its own
+    assert finished["long"][1] - started >= 4  # the long request went on after it
+    assert short.json()["translation"] == translators["es-en"].translate([SOURCE], beam_size=1)[0]
+    assert long.json()["translations"] == translators["es-en"].translate(texts, beam_size=8)
+
+
+RSS = """
+import sys, torch
+from heedful.serve.memory import give_back, use_default_allocator
+def rss():  # bytes resident now
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096
+if sys.argv[1] == "default":
+    use_default_allocator()
+before = rss()
+size = int(sys.argv[2])
+blocks = [torch.ones(size // 4) for _ in range(400_000_000 // size)]  # 400 MB
+peak = rss()
+del blocks
+freed = rss()
+if sys.argv[1] == "trim":
+    give_back()
+print(before, peak, freed, rss())
+"""
+
+
+@pytest.mark.parametrize("way, block", [("trim", 80_000), ("default", 1_000_000)])
+def test_the_server_gives_memory_back_under_the_commands_allocator_settings(way, block):
+    """Under the `heedful` command's MALLOC_* settings freed memory stays resident. The server's
+    give_back (after large work) returns it, blocks small or large; use_default_allocator (at
+    start) lets glibc return large blocks by itself."""
+    env = {**os.environ, "MALLOC_MMAP_MAX_": "0", "MALLOC_TRIM_THRESHOLD_": "100000000000"}
+    out = {}
+    for arm in ("keep", way):
+        command = [sys.executable, "-c", RSS, arm, str(block)]
+        run = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+        out[arm] = [int(x) for x in run.stdout.split()]
+    before, peak, freed, after = out["keep"]
+    assert peak - before > 300e6 and freed - before > 300e6 and after - before > 300e6
+    before, peak, freed, after = out[way]
+    assert peak - before > 300e6 and after - before < 50e6
 
 
 def test_a_slow_answer_is_504_and_a_request_given_up_is_not_run(dirs):
@@ -353,8 +520,8 @@ def test_a_failing_model_answers_500_with_json(dirs, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("out of memory")
 
-    monkeypatch.setattr(app.state.workers["es-en"].translator, "translate", broken)
-    with TestClient(app, raise_server_exceptions=False) as c:
+    monkeypatch.setattr(app.state.workers["es-en"].translator, "translate_n_best", broken)
+    with TestClient(app, raise_server_exceptions=False, base_url=BASE) as c:
         r = c.post("/translate", json={"text": SOURCE})
         assert r.status_code == 500 and "out of memory" in r.json()["detail"]
         assert c.get("/health").status_code == 200

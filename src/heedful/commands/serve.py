@@ -2,9 +2,11 @@
 
 heedful serve --model models/es-en                      # http://127.0.0.1:8000/
 heedful serve --model models/es-en --model en=models/de-en --port 8080
+heedful serve --host 0.0.0.0 --allowed-host translate.example.org --api-keys keys.txt
 
 Each --model is a model directory, named by the directory's name (es-en) or by NAME=DIR; the
-first is the default. The page is at /, the API's documentation at /docs.
+first is the default. The page is at /, the API's documentation at /docs, and the LibreTranslate
+API at /libretranslate/ (the base URL to give its clients).
 """
 
 from __future__ import annotations
@@ -43,6 +45,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="torch threads for each model (default: half the cores)",
     )
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a host name clients may reach the server by, besides loopback names and --host; "
+        "repeat for more; * for any (default: loopback names only, against DNS rebinding)",
+    )
+    parser.add_argument(
+        "--api-keys",
+        metavar="FILE",
+        help="LibreTranslate API: a file of API keys, one a line; requests without one get 403",
+    )
+    parser.add_argument(
+        "--rate-limit",
+        type=int,
+        metavar="N",
+        help="LibreTranslate API: requests a minute per client (per key with --api-keys); "
+        "more get 429 (default: no limit)",
+    )
 
 
 def model_dirs(specs: list[str] | None) -> dict[str, Path]:
@@ -68,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from heedful.serve import create_app
+    from heedful.serve.memory import use_default_allocator
 
     if args.timeout <= 0:
         raise ValueError(f"--timeout must be positive, not {args.timeout}")
@@ -79,7 +102,23 @@ def run(args: argparse.Namespace) -> int:
             "(there is no authentication)",
             file=sys.stderr,
         )
-    app = create_app(model_dirs(args.model), timeout_s=args.timeout, threads=args.threads)
+    if args.rate_limit is not None and args.rate_limit < 1:
+        raise ValueError(f"--rate-limit must be at least 1, not {args.rate_limit}")
+    if args.api_keys is not None and not Path(args.api_keys).is_file():
+        raise FileNotFoundError(f"API keys file not found: {args.api_keys}")
+    # The command's MALLOC_* settings keep every freed byte: a server gives memory back.
+    use_default_allocator()
+    allowed = list(args.allowed_host)
+    if args.host not in ("0.0.0.0", "::", ""):
+        allowed.append(args.host)  # reached by the address it listens on
+    app = create_app(
+        model_dirs(args.model),
+        timeout_s=args.timeout,
+        threads=args.threads,
+        allowed_hosts=allowed,
+        api_keys=args.api_keys,
+        rate_limit=args.rate_limit,
+    )
     uvicorn.run(app, host=args.host, port=args.port, log_level="info")
     return 0
 

@@ -5,12 +5,15 @@
     GET  /models      what each model translates
     GET  /health      liveness, and each model's queue
     GET  /            the page (static files, nothing from elsewhere); OpenAPI at /docs
+    /libretranslate/  the LibreTranslate API (heedful.serve.libretranslate)
 
-The routes only check and forward: translating is ``Translator.translate`` and attention is
-``Translator.attend``, each run on the model's own thread (``heedful.serve.worker``). Every error
-answers JSON ``{"detail": ...}``: 404 an unknown model, 413 a body over ``max_body_bytes``, 422
-invalid JSON, an empty or too long text, or a layer that does not exist, 503 a model with too
-many requests waiting, 504 an answer slower than ``timeout_s``.
+The routes only check and forward: translating is ``Translator.translate_n_best`` and attention
+is ``Translator.attend``, each run on the model's own thread, which batches the requests of both
+APIs fairly (``heedful.serve.worker``). Every error answers JSON ``{"detail": ...}`` (the
+LibreTranslate API's ``{"error": ...}``): 400 a Host header naming another server (DNS
+rebinding; ``allowed_hosts``), 404 an unknown model, 413 a body over ``max_body_bytes``, 422
+invalid JSON, a field of the wrong type, an empty or too long text, or a layer that does not
+exist, 503 a model with too many requests waiting, 504 an answer slower than ``timeout_s``.
 """
 
 from __future__ import annotations
@@ -31,8 +34,10 @@ from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from heedful.explain.page import shared_script
+from heedful.serve.access import ApiKeys, HostCheck, RateLimit, error_body
 from heedful.serve.attention import attention_payload
-from heedful.serve.limits import BodyLimit, PageHeaders
+from heedful.serve.libretranslate import LibreTranslate, libretranslate_router
+from heedful.serve.limits import BodyLimit, MergeSlashes, PageHeaders
 from heedful.serve.schemas import (
     AttentionRequest,
     AttentionResponse,
@@ -49,7 +54,7 @@ STATIC = Path(__file__).parent / "static"
 TIMEOUT_S = 30.0
 MAX_BODY_BYTES = 256 * 1024  # 32 texts of 1000 characters, each escaped as \uXXXX, fit
 ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": Problem} for code in (404, 413, 422, 503, 504)
+    code: {"model": Problem} for code in (400, 404, 413, 422, 503, 504)
 }
 
 
@@ -73,12 +78,18 @@ def create_app(
     max_body_bytes: int = MAX_BODY_BYTES,
     max_waiting: int = 256,
     threads: int | None = None,
+    allowed_hosts: Sequence[str] = (),
+    api_keys: ApiKeys | str | Path | None = None,
+    rate_limit: int | None = None,
 ) -> FastAPI:
     """The app. ``models``: model directories, or {name: Translator or directory}; the first is
     the default. ``timeout_s``: the longest a request waits for its model (queue included);
     ``max_waiting``: requests queued per model before it answers 503; ``threads``: torch's
     threads for each model's calls (default: half the cores; the other half parse requests,
-    tokenize and answer, and a torch thread waiting for a busy core stalls all the others)."""
+    tokenize and answer, and a torch thread waiting for a busy core stalls all the others).
+    ``allowed_hosts``: host names the Host header may give besides loopback ones ("*": any).
+    ``api_keys`` (keys or a file of them) and ``rate_limit`` (requests a minute per client) guard
+    the LibreTranslate API."""
     if not isinstance(models, Mapping):
         models = load_translators(models)
     translators = {
@@ -107,6 +118,8 @@ def create_app(
     app.state.workers = workers
     app.add_middleware(PageHeaders)
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
+    app.add_middleware(MergeSlashes)
+    app.add_middleware(HostCheck, allowed=allowed_hosts)  # the outermost: first to answer
     add_error_handlers(app)
 
     def worker_for(name: str | None) -> ModelWorker:
@@ -131,10 +144,12 @@ def create_app(
         responses=ERRORS,
     )
     async def translate(request: TranslateRequest) -> dict[str, Any]:
-        """Translate one text or a list of them (batched with other requests waiting)."""
+        """Translate one text or a list of them (batched with other requests waiting); a blank
+        text in a list is translated as ""."""
         worker = worker_for(request.model)
         texts = [request.text] if request.texts is None else request.texts
-        translations = await in_time(worker.translate(texts, request.beam_size))
+        found = await in_time(worker.translate(texts, request.beam_size))
+        translations = [options[0].text for options in found]
         out = {"model": worker.name, "beam_size": request.beam_size}
         if request.texts is None:
             return {**out, "translation": translations[0]}
@@ -174,6 +189,12 @@ def create_app(
         return Response(shared_script(), media_type="text/javascript")
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    if isinstance(api_keys, str | Path):
+        api_keys = ApiKeys.load(api_keys)
+    limit = None if rate_limit is None else RateLimit(rate_limit)
+    app.state.libretranslate = LibreTranslate(workers, in_time, api_keys, limit)
+    app.include_router(libretranslate_router(app.state.libretranslate))
     return app
 
 
@@ -192,6 +213,12 @@ def model_info(name: str, translator: Translator) -> dict[str, Any]:
     }
 
 
+def problem(request: Request, status: int, message: str, headers=None) -> Response:
+    """An error as JSON: {"detail": message}, or the LibreTranslate API's {"error": message}."""
+    body = error_body(request.url.path, message)
+    return Response(body, status, headers=headers, media_type="application/json")
+
+
 def add_error_handlers(app: FastAPI) -> None:
     """Every error as JSON {"detail": a sentence}; validation errors also list each problem,
     without echoing the input back."""
@@ -207,17 +234,15 @@ def add_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return JSONResponse({"detail": exc.detail}, exc.status_code, headers=exc.headers)
+        return problem(request, exc.status_code, exc.detail, exc.headers)
 
     @app.exception_handler(Exception)
     async def failed(request: Request, exc: Exception) -> JSONResponse:
-        return JSONResponse({"detail": f"internal error: {type(exc).__name__}: {exc}"}, 500)
+        return problem(request, 500, f"internal error: {type(exc).__name__}: {exc}")
 
     @app.exception_handler(Busy)
     async def busy(request: Request, exc: Busy) -> JSONResponse:
-        return JSONResponse(
-            {"detail": f"{exc}; try again in a moment"}, 503, headers={"Retry-After": "1"}
-        )
+        return problem(request, 503, f"{exc}; try again in a moment", {"Retry-After": "1"})
 
 
 def _describe(error: dict[str, Any]) -> str:

@@ -1,11 +1,14 @@
-"""Two small ASGI middlewares: a limit on request bodies, and the page's security headers."""
+"""Small ASGI middlewares: a limit on request bodies, the page's security headers, and paths
+with doubled slashes made single."""
 
 from __future__ import annotations
 
-import json
+import re
 
 from fastapi import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from heedful.serve.access import error_body
 
 # The page loads only its own files: no CDN, no inline script, nothing sent elsewhere.
 PAGE_POLICY = (
@@ -28,7 +31,7 @@ class BodyLimit:
             return
         declared = dict(scope["headers"]).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
-            await self._refuse(send)
+            await self._refuse(scope, send)
             return
         received = 0
 
@@ -47,8 +50,8 @@ class BodyLimit:
     def _too_large(self) -> str:
         return f"the request body is larger than {self.max_bytes} bytes"
 
-    async def _refuse(self, send: Send) -> None:
-        body = json.dumps({"detail": self._too_large}).encode()
+    async def _refuse(self, scope: Scope, send: Send) -> None:
+        body = error_body(scope["path"], self._too_large)
         await send(
             {
                 "type": "http.response.start",
@@ -86,3 +89,16 @@ class PageHeaders:
             await send(message)
 
         await self.app(scope, receive, with_headers)
+
+
+class MergeSlashes:
+    """/libretranslate//translate is /libretranslate/translate: a client that joins a base URL
+    ending in / with a path starting with / (Mastodon does) still finds the route."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and "//" in scope["path"]:
+            scope = {**scope, "path": re.sub("/{2,}", "/", scope["path"])}
+        await self.app(scope, receive, send)

@@ -18,19 +18,24 @@ from pydantic import (
     model_validator,
 )
 
-MAX_TEXT_CHARS = 1000  # a long paragraph; the model sees at most max_positions tokens anyway
+from heedful.serve.text import is_blank
+
+MAX_TEXT_CHARS = 1000  # characters of one text: a long paragraph
 MAX_TEXTS = 32  # texts in one /translate request: one Translator batch
 MAX_BEAM_SIZE = 8
 MAX_TOP = 20
 
 
 def _not_blank(text: str) -> str:
-    if not text.strip():
-        raise ValueError("the text is empty: give something to translate")
+    if is_blank(text):
+        raise ValueError(
+            "the text is empty or only invisible characters: give something to translate"
+        )
     return text
 
 
-Text = Annotated[str, StringConstraints(max_length=MAX_TEXT_CHARS), AfterValidator(_not_blank)]
+MaybeBlank = Annotated[str, StringConstraints(max_length=MAX_TEXT_CHARS)]
+Text = Annotated[MaybeBlank, AfterValidator(_not_blank)]
 BeamSize = Annotated[int, Field(ge=1, le=MAX_BEAM_SIZE, description="1 is greedy search")]
 ModelName = Annotated[
     str | None, Field(description="a name from GET /models (default: the first model)")
@@ -38,14 +43,17 @@ ModelName = Annotated[
 
 
 class _Request(BaseModel):
-    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not ignored
+    # a misspelt field is an error, not ignored; and no conversions: true is not a beam size,
+    # nor "4", nor 4.0
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class TranslateRequest(_Request):
-    """``text`` (one) or ``texts`` (a list), not both."""
+    """``text`` (one) or ``texts`` (a list), not both. A blank text in ``texts`` (white space
+    or invisible characters only) is translated as "", as the command line does."""
 
     text: Text | None = None
-    texts: Annotated[list[Text], Field(min_length=1, max_length=MAX_TEXTS)] | None = None
+    texts: Annotated[list[MaybeBlank], Field(min_length=1, max_length=MAX_TEXTS)] | None = None
     model: ModelName = None
     beam_size: BeamSize = 4
 
@@ -55,8 +63,10 @@ class TranslateRequest(_Request):
 
     @model_validator(mode="after")
     def _one_of_text_and_texts(self) -> TranslateRequest:
-        if (self.text is None) == (self.texts is None):
-            raise ValueError('give "text" (a string) or "texts" (a list of strings), not both')
+        if self.text is None and self.texts is None:
+            raise ValueError('give "text" (a string) or "texts" (a list of strings)')
+        if self.text is not None and self.texts is not None:
+            raise ValueError('give "text" or "texts", not both')
         return self
 
 

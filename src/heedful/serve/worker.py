@@ -1,21 +1,40 @@
-"""One model's queue: its own thread runs every call, one at a time, and requests to translate
-that wait together run as one batch.
+"""One model's queue: its own thread runs every call, one at a time, and the texts that wait to
+be translated are gathered into batches, fairly.
 
 A torch module and its decoding caches are not safe to share between threads, so each model gets
 a single worker thread (``ThreadPoolExecutor(max_workers=1)``) and the event loop only waits on
-futures. Translation requests are micro-batched without a timer: each request queues its texts
-and asks the thread to drain the queue; while one batch runs, the next requests pile up and the
-next drain takes them all (up to ``MAX_BATCH_TEXTS`` texts) as one ``Translator.translate`` call.
-An idle server answers at once; a busy one batches more.
+futures. The thread runs one batch per turn:
 
-A request that gives up (its timeout, or its client gone) is dropped from the queue if its batch
-has not started; one already running finishes, and its answer is thrown away.
+- **Gathering.** A request queues its texts (a job) and asks for a turn. When the thread was idle,
+  the turn first waits until ``gather_s`` (a few milliseconds) after the oldest job arrived, so
+  that requests sent together share a batch; a busy thread does not wait: requests pile up while a
+  batch runs and the next turn takes them.
+- **Pieces.** The unit of work is one text (``Translator.translate_n_best`` cuts a text into its
+  sentences and batches them). A text costs ``sentence_cost``: the sentences it seems to hold
+  times the beam (at least 4, the Translator's batch of 32 sentences at beam 4 being one full
+  batch), and a turn takes at most ``batch_cost`` of it, so that a request of 32 long texts at
+  beam 8 runs in many turns instead of one.
+- **Fairness.** Each turn is led by the job served least recently (a new job counts as served
+  when it arrived), and takes only texts of the lead's beam size and n-best, and of its size
+  class (a sentence or two, or longer), so that a short request is not held up by long texts in
+  its own batch. Jobs of that kind then take a text each in turn, from the least recently served,
+  smallest texts first, until the budget is spent. So a short request waits for the batch that
+  is running, then runs in the next one, however much long work is queued.
+
+Blank texts (white space or invisible characters only) are answered "" without the model. A
+request that gives up (its timeout, or its client gone) is dropped from the queue; a batch
+already running finishes, and its answers are thrown away. After a turn that leaves the queue
+empty, memory freed by large batches is given back to the system (``heedful.serve.memory``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
+import math
+import re
 import threading
+import time
 from collections import OrderedDict, deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -23,23 +42,54 @@ from dataclasses import dataclass, field
 import torch
 
 from heedful.attended import Attended
-from heedful.translator import Translator
+from heedful.serve.memory import give_back
+from heedful.serve.text import is_blank
+from heedful.translator import Translation, Translator
 
-MAX_BATCH_TEXTS = 64  # texts per drain: twice the Translator's batch of 32
+GATHER_S = 0.005  # how long an idle model waits for more requests before translating
+BATCH_COST = 128  # a turn's budget: 32 sentences at beam 4 (the Translator's batch), 16 at beam 8
+LONG_SENTENCES = 2  # texts of more sentences than this run in batches of long texts
+TRIM_AFTER_COST = 256  # give memory back when the queue empties after this much work
 ATTENDED_CACHE_BYTES = 128 * 2**20  # the latest sentences' weights, to switch views for free
+_SENTENCE_END = re.compile(r"[.!?…。！？]+(?=\s|$)")
+
+
+def sentences_in(text: str) -> int:
+    """About how many sentences ``text`` holds: its sentence ends, or one per 200 characters
+    for text without them."""
+    return max(1, len(_SENTENCE_END.findall(text)), math.ceil(len(text) / 200))
+
+
+def sentence_cost(text: str, beam_size: int) -> int:
+    """What a text costs a batch: its sentences times its beams (a beam under 4 costs as 4: the
+    Translator batches 32 sentences whatever their beam)."""
+    return sentences_in(text) * max(beam_size, 4)
 
 
 class Busy(Exception):
     """More requests wait for this model than it may queue."""
 
 
-@dataclass
+@dataclass(eq=False)
 class _Job:
     texts: list[str]
     beam_size: int
+    n_best: int
     loop: asyncio.AbstractEventLoop
     future: asyncio.Future
+    arrived: float  # time.monotonic()
+    served: int  # the turn in which it was last served (its arrival's, at first): oldest leads
+    results: list[list[Translation] | None] = field(default_factory=list)
+    todo: deque[int] = field(default_factory=deque)  # texts not yet run, smallest first
+    costs: list[int] = field(default_factory=list)
     abandoned: bool = False  # set by the event loop when the caller stops waiting
+
+    @property
+    def kind(self) -> tuple[int, int]:
+        return self.beam_size, self.n_best
+
+    def is_long(self, i: int) -> bool:
+        return self.costs[i] > LONG_SENTENCES * max(self.beam_size, 4)
 
 
 @dataclass
@@ -48,8 +98,8 @@ class Counters:
 
     waiting: int = 0  # requests queued or running now
     served: int = 0  # requests answered
-    batches: int = 0  # Translator.translate calls
-    texts: int = 0  # texts translated
+    batches: int = 0  # Translator.translate_n_best calls
+    texts: int = 0  # texts translated (blank ones are not)
     largest_batch: int = 0  # texts in the largest batch so far
 
 
@@ -89,11 +139,15 @@ class ModelWorker:
         *,
         max_waiting: int = 256,
         threads: int | None = None,
+        gather_s: float = GATHER_S,
+        batch_cost: int = BATCH_COST,
     ):
         """``threads``: torch's intra-op threads for this model's calls (default: torch's)."""
         self.name = name
         self.translator = translator
         self.max_waiting = max_waiting
+        self.gather_s = gather_s
+        self.batch_cost = batch_cost
         self.counters = Counters()
         self._executor = ThreadPoolExecutor(
             max_workers=1,
@@ -101,18 +155,32 @@ class ModelWorker:
             initializer=None if threads is None else torch.set_num_threads,
             initargs=() if threads is None else (threads,),
         )
-        self._mutex = threading.Lock()  # guards _queue, shared with the worker thread
-        self._queue: deque[_Job] = deque()
+        self._mutex = threading.Lock()  # guards what follows, shared with the worker thread
+        self._queue: list[_Job] = []
+        self._turns = itertools.count()
+        self._turn_pending = False  # a _turn is submitted and has not started
+        self._idle = True  # the latest turn found nothing to do
+        self._cost_since_trim = 0
         self._attended = _AttendedCache(ATTENDED_CACHE_BYTES)
 
-    async def translate(self, texts: list[str], beam_size: int) -> list[str]:
-        """``Translator.translate(texts, beam_size)``, batched with whatever else is waiting."""
+    async def translate(
+        self, texts: list[str], beam_size: int, n_best: int = 1
+    ) -> list[list[Translation]]:
+        """``Translator.translate_n_best(texts, beam_size, n_best=n_best)``, in batches shared
+        with the other requests waiting; blank texts give [Translation("", 0.0, [])]."""
         loop = asyncio.get_running_loop()
-        job = _Job(list(texts), beam_size, loop, loop.create_future())
         with self._admitted():
+            job = _Job(list(texts), beam_size, n_best, loop, loop.create_future(),
+                       time.monotonic(), next(self._turns))  # fmt: skip
+            job.costs = [sentence_cost(t, beam_size) for t in job.texts]
+            job.results = [[Translation("", 0.0, [])] if is_blank(t) else None for t in texts]
+            job.todo = deque(sorted((i for i, r in enumerate(job.results) if r is None),
+                                    key=lambda i: job.costs[i]))  # fmt: skip
+            if not job.todo:
+                return job.results
             with self._mutex:
                 self._queue.append(job)
-            self._executor.submit(self._drain)
+                self._ask_for_turn()
             try:
                 return await job.future
             except asyncio.CancelledError:
@@ -142,36 +210,89 @@ class ModelWorker:
             raise Busy(f"model {self.name!r} has {self.counters.waiting} requests waiting")
         return _Waiting(self.counters)
 
-    def _drain(self) -> None:
-        """On the worker thread: translate what is queued, grouped by beam size."""
-        jobs, count = [], 0
+    def _ask_for_turn(self) -> None:
+        """Under the mutex: make sure a turn is queued on the thread (after any attend call
+        queued before it: attention takes its turn too)."""
+        if not self._turn_pending:
+            self._turn_pending = True
+            self._executor.submit(self._turn)
+
+    def _turn(self) -> None:
+        """On the worker thread: gather, then run one batch, and ask for another turn if work
+        is left."""
         with self._mutex:
-            while self._queue:
-                if jobs and count + len(self._queue[0].texts) > MAX_BATCH_TEXTS:
-                    break  # the next drain takes the rest
-                job = self._queue.popleft()
-                if not job.abandoned:
-                    jobs.append(job)
-                    count += len(job.texts)
-        by_beam: dict[int, list[_Job]] = {}
-        for job in jobs:
-            by_beam.setdefault(job.beam_size, []).append(job)
-        for beam_size, group in by_beam.items():
-            texts = [text for job in group for text in job.texts]
-            try:
-                translations = self.translator.translate(texts, beam_size=beam_size)
-            except Exception as e:  # noqa: BLE001 - handed to each waiting request
-                for job in group:
+            self._turn_pending = False
+            was_idle = self._idle
+            oldest = min((j.arrived for j in self._queue), default=None)
+        if was_idle and oldest is not None:
+            time.sleep(max(0.0, oldest + self.gather_s - time.monotonic()))
+        with self._mutex:
+            batch = self._next_batch()
+            self._idle = batch is None
+        if batch is not None:
+            self._run(batch)
+        with self._mutex:
+            if any(j.todo and not j.abandoned for j in self._queue):
+                self._ask_for_turn()
+                return
+            self._queue.clear()
+            self._idle = True
+            trim = self._cost_since_trim >= TRIM_AFTER_COST
+            if trim:
+                self._cost_since_trim = 0
+        if trim:
+            give_back()
+
+    def _next_batch(self) -> list[tuple[_Job, int]] | None:
+        """Under the mutex: the (job, text) pairs of the next batch, or None (see the module's
+        docstring)."""
+        self._queue = [j for j in self._queue if j.todo and not j.abandoned]
+        if not self._queue:
+            return None
+        lead = min(self._queue, key=lambda j: j.served)
+        long = lead.is_long(lead.todo[0])
+        turn = sorted((j for j in self._queue if j.kind == lead.kind), key=lambda j: j.served)
+        batch: list[tuple[_Job, int]] = []
+        spent, added = 0, True
+        while added:
+            added = False
+            for job in turn:
+                if not job.todo or job.is_long(job.todo[0]) != long:
+                    continue
+                cost = job.costs[job.todo[0]]
+                if batch and spent + cost > self.batch_cost:
+                    continue  # a smaller text of another job may still fit
+                batch.append((job, job.todo.popleft()))
+                spent += cost
+                added = True
+        self._cost_since_trim += spent
+        return batch
+
+    def _run(self, batch: list[tuple[_Job, int]]) -> None:
+        """On the worker thread: translate the batch and hand each job its answers."""
+        (lead, _), *_ = batch
+        texts = [job.texts[i] for job, i in batch]
+        try:
+            found = self.translator.translate_n_best(
+                texts, beam_size=lead.beam_size, n_best=lead.n_best
+            )
+        except Exception as e:  # noqa: BLE001 - handed to each waiting request
+            with self._mutex:
+                for job in {job for job, _ in batch}:
+                    job.todo.clear()
                     job.loop.call_soon_threadsafe(_settle, job.future, None, e)
-                continue
-            self.counters.batches += 1
-            self.counters.texts += len(texts)
-            self.counters.largest_batch = max(self.counters.largest_batch, len(texts))
-            start = 0
-            for job in group:
-                answer = translations[start : start + len(job.texts)]
-                start += len(job.texts)
-                job.loop.call_soon_threadsafe(_settle, job.future, answer, None)
+            return
+        self.counters.batches += 1
+        self.counters.texts += len(texts)
+        self.counters.largest_batch = max(self.counters.largest_batch, len(texts))
+        with self._mutex:
+            served = next(self._turns)
+            for (job, i), options in zip(batch, found, strict=True):
+                job.results[i] = options
+                job.served = served
+            for job in {job for job, _ in batch}:
+                if not job.todo:
+                    job.loop.call_soon_threadsafe(_settle, job.future, job.results, None)
 
 
 class _Waiting:

@@ -1,0 +1,63 @@
+"""Languages by ISO 639-1 code: their English names, and which one a text is written in.
+
+Identification is lingua's (lingua-language-detector: character n-gram models of 75 languages,
+accurate on short texts), limited to the languages the server's models read or write, as
+LibreTranslate limits its own to the languages it has.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+
+from lingua import IsoCode639_1, Language, LanguageDetector, LanguageDetectorBuilder
+
+
+def lingua_language(code: str) -> Language | None:
+    """The lingua Language of an ISO 639-1 code, or None if lingua has none."""
+    try:
+        return Language.from_iso_code_639_1(IsoCode639_1.from_str(code.lower()))
+    except (ValueError, AttributeError):
+        return None
+
+
+def language_name(code: str) -> str:
+    """ "es" -> "Spanish"; a code lingua does not know names itself."""
+    language = lingua_language(code)
+    return code if language is None else language.name.title()
+
+
+class Detector:
+    """Which of ``codes`` a text is in. Built on first use (loading lingua's models takes a
+    moment and some memory), then shared: lingua's detector is safe to call from threads."""
+
+    def __init__(self, codes: Iterable[str]):
+        self.codes = sorted(set(codes))
+        self._known = {c: lang for c in self.codes if (lang := lingua_language(c)) is not None}
+        self._detector: LanguageDetector | None = None
+        self._lock = threading.Lock()
+
+    def detect(self, text: str) -> list[dict[str, float | str]]:
+        """[{"language": code, "confidence": 0 to 100}, ...], the likeliest first, as
+        LibreTranslate's /detect answers; an empty list when no language is recognised (no
+        letters, or a single code lingua does not know)."""
+        if not self._known:
+            return []
+        if len(self._known) == 1:  # the only choice, if the text is in some language
+            (code, language), *_ = self._known.items()
+            found = self._built().detect_language_of(text)
+            return [] if found is None else [{"language": code, "confidence": 100.0}]
+        values = self._built().compute_language_confidence_values(text)
+        codes = {language: code for code, language in self._known.items()}
+        return [
+            {"language": codes[v.language], "confidence": round(100 * v.value, 1)}
+            for v in values
+            if v.value > 0
+        ]
+
+    def _built(self) -> LanguageDetector:
+        with self._lock:
+            if self._detector is None:
+                languages = list(self._known.values())
+                self._detector = LanguageDetectorBuilder.from_languages(*languages).build()
+            return self._detector
