@@ -1,4 +1,5 @@
-"""Shared by tests/test_serve*.py and bench/serve_load.py: a real model directory made in seconds.
+"""Shared by tests/test_serve*.py and bench/serve_load.py: a real model directory made in seconds,
+and `heedful serve` started in a process of its own.
 
 A tokenizer trained on a few hundred Tatoeba lines and a ``tiny`` Transformer with random
 weights: its translations are gibberish, but every step (tokenizer, beam search, attention) is
@@ -8,7 +9,13 @@ goes on; an end-of-sentence bias makes some translations end sooner.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
 from pathlib import Path
 
 import torch
@@ -41,3 +48,38 @@ def make_model_dir(directory: str | Path, seed: int = 1) -> Path:
         model.logits_bias[config.eos_id] = 2.0
     save_model_dir(directory, model, tokenizer, data={"src": "es", "tgt": "en"})
     return Path(directory)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def live_server(*arguments: str, log: Path, seconds: float = 120):
+    """`heedful serve ARGUMENTS` in its own process on a free loopback port: yields its base URL
+    (http://127.0.0.1:PORT) once /health answers, and stops it after."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    with open(log, "w") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "heedful", "serve", *arguments, "--port", str(port)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            deadline = time.monotonic() + seconds
+            while True:
+                try:
+                    with urllib.request.urlopen(base + "/health", timeout=5):
+                        break
+                except OSError:
+                    if process.poll() is not None or time.monotonic() > deadline:
+                        message = "the server did not start: " + log.read_text()
+                        raise AssertionError(message) from None
+                    time.sleep(0.1)
+            yield base
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
