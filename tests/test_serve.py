@@ -437,6 +437,33 @@ def test_a_short_request_is_not_held_back_by_a_long_one(dirs, translators):
     assert long.json()["translations"] == translators["es-en"].translate(texts, beam_size=8)
 
 
+def test_long_requests_finish_one_after_the_other_not_all_late(dirs, translators):
+    app = new_app(dirs)
+    texts = long_texts(16, 6)
+    finished = {}
+
+    async def main():
+        async with async_client(app) as c:
+
+            async def timed(name, body):
+                answer = await c.post("/translate", json=body)
+                finished[name] = worker.counters.batches
+                return answer
+
+            with blocked(app) as worker:
+                first = asyncio.ensure_future(timed("first", {"texts": texts, "beam_size": 8}))
+                await until(lambda: worker.counters.waiting == 1)
+                second = asyncio.ensure_future(timed("second", {"texts": texts, "beam_size": 8}))
+                await until(lambda: worker.counters.waiting == 2)
+            return await first, await second
+
+    first, second = asyncio.run(main())
+    assert first.json() == second.json()
+    assert first.json()["translations"] == translators["es-en"].translate(texts, beam_size=8)
+    # the first ran alone until it was done: half the batches, then the second's
+    assert finished["second"] == 2 * finished["first"] and finished["first"] >= 3
+
+
 RSS = """
 import sys, torch
 from heedful.serve.memory import give_back, use_default_allocator

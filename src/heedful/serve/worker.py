@@ -1,5 +1,5 @@
 """One model's queue: its own thread runs every call, one at a time, and the texts that wait to
-be translated are gathered into batches, fairly.
+be translated are gathered into batches, the least work first.
 
 A torch module and its decoding caches are not safe to share between threads, so each model gets
 a single worker thread (``ThreadPoolExecutor(max_workers=1)``) and the event loop only waits on
@@ -14,12 +14,15 @@ futures. The thread runs one batch per turn:
   times the beam (at least 4, the Translator's batch of 32 sentences at beam 4 being one full
   batch), and a turn takes at most ``batch_cost`` of it, so that a request of 32 long texts at
   beam 8 runs in many turns instead of one.
-- **Fairness.** Each turn is led by the job served least recently (a new job counts as served
-  when it arrived), and takes only texts of the lead's beam size and n-best, and of its size
-  class (a sentence or two, or longer), so that a short request is not held up by long texts in
-  its own batch. Jobs of that kind then take a text each in turn, from the least recently served,
-  smallest texts first, until the budget is spent. So a short request waits for the batch that
-  is running, then runs in the next one, however much long work is queued.
+- **By size.** Each turn is led by the request with the least work left (the least recently
+  served among equals), and takes only texts of its beam size and n-best, and of its size class
+  (a sentence or two, or longer), so that a short request does not wait for long texts in its own
+  batch. The batch takes the lead's texts, then those of the requests with the next least work,
+  smallest texts first, until the budget is spent. So a short request waits for the batch that is
+  running, then runs in the next one, however much long work is queued; and long requests finish
+  one after the other (shortest remaining work first) instead of all of them late. (Short
+  requests that keep the model busy without a pause would hold long ones back, up to their
+  timeout: under such a load something has to wait.)
 
 Blank texts (white space or invisible characters only) are answered "" without the model. A
 request that gives up (its timeout, or its client gone) is dropped from the queue; a batch
@@ -82,6 +85,7 @@ class _Job:
     results: list[list[Translation] | None] = field(default_factory=list)
     todo: deque[int] = field(default_factory=deque)  # texts not yet run, smallest first
     costs: list[int] = field(default_factory=list)
+    remaining: int = 0  # the costs of the texts in todo
     abandoned: bool = False  # set by the event loop when the caller stops waiting
 
     @property
@@ -176,6 +180,7 @@ class ModelWorker:
             job.results = [[Translation("", 0.0, [])] if is_blank(t) else None for t in texts]
             job.todo = deque(sorted((i for i, r in enumerate(job.results) if r is None),
                                     key=lambda i: job.costs[i]))  # fmt: skip
+            job.remaining = sum(job.costs[i] for i in job.todo)
             if not job.todo:
                 return job.results
             with self._mutex:
@@ -249,22 +254,21 @@ class ModelWorker:
         self._queue = [j for j in self._queue if j.todo and not j.abandoned]
         if not self._queue:
             return None
-        lead = min(self._queue, key=lambda j: j.served)
+        order = sorted(self._queue, key=lambda j: (j.remaining, j.served))
+        lead = order[0]
         long = lead.is_long(lead.todo[0])
-        turn = sorted((j for j in self._queue if j.kind == lead.kind), key=lambda j: j.served)
         batch: list[tuple[_Job, int]] = []
-        spent, added = 0, True
-        while added:
-            added = False
-            for job in turn:
-                if not job.todo or job.is_long(job.todo[0]) != long:
-                    continue
+        spent = 0
+        for job in order:
+            if job.kind != lead.kind:
+                continue
+            while job.todo and job.is_long(job.todo[0]) == long:
                 cost = job.costs[job.todo[0]]
                 if batch and spent + cost > self.batch_cost:
-                    continue  # a smaller text of another job may still fit
+                    break  # its next texts are no smaller; another job's may fit
                 batch.append((job, job.todo.popleft()))
+                job.remaining -= cost
                 spent += cost
-                added = True
         self._cost_since_trim += spent
         return batch
 
