@@ -6,15 +6,15 @@ PY := $(VENV)/bin/python
 export MALLOC_MMAP_MAX_ ?= 0
 export MALLOC_TRIM_THRESHOLD_ ?= 100000000000
 
-.PHONY: setup demo test lint format bench clean
+.PHONY: setup demo test browser lint format bench clean
 
-# The attention page's tests drive Debian's chromium through Playwright (never a downloaded browser).
+# The attention page's tests drive Debian's chromium through Playwright (never a downloaded
+# browser): only `make test` needs it, so only `test` installs it (`make demo` installs no system
+# package).
 CHROMIUM := $(shell command -v chromium 2>/dev/null)
 
 $(VENV)/.done: pyproject.toml
-ifeq ($(CHROMIUM),)
-	apt-get update -qq && apt-get install -y -qq chromium
-endif
+	@echo "setup: creating $(VENV) with torch==2.13.0 and heedful[dev] (pip, into $(VENV) only)"
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q torch==2.13.0
 	$(PY) -m pip install -q -e '.[dev]'
@@ -33,7 +33,15 @@ format: setup
 	$(VENV)/bin/ruff check --fix src tests bench scripts
 	$(VENV)/bin/ruff format src tests bench scripts
 
-test: lint
+browser:
+ifeq ($(CHROMIUM),)
+	@echo "test: installing the system package chromium with apt-get (root), for the page tests"
+	apt-get update -qq && apt-get install -y -qq chromium
+else
+	@echo "test: the page tests use $(CHROMIUM) (nothing to install)"
+endif
+
+test: lint browser
 	$(PY) -m pytest -q
 
 bench: setup
