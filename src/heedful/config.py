@@ -7,8 +7,10 @@ Dimensions use the paper's names (Vaswani et al., 2017, §3): ``d_model``, ``d_f
 from __future__ import annotations
 
 import dataclasses
+import math
+import types
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
 Activation = Literal["relu", "gelu", "swish"]
 Sharing = Literal["none", "decoder", "all"]
@@ -50,24 +52,31 @@ class ModelConfig:
     decoder_start_id: int | None = None
 
     def __post_init__(self) -> None:
+        self._check_types()
+        for name in ("src_vocab_size", "tgt_vocab_size", "d_model", "n_heads", "d_ff",
+                     "max_positions"):  # fmt: skip
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, not {getattr(self, name)}")
+        for name in ("n_encoder_layers", "n_decoder_layers"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0, not {getattr(self, name)}")
+        vocab = min(self.src_vocab_size, self.tgt_vocab_size)
+        for name in ("pad_id", "bos_id", "eos_id", "decoder_start_id"):
+            value = getattr(self, name)
+            if value is not None and not 0 <= value < vocab:
+                raise ValueError(
+                    f"{name} ({value}) must be a token of the vocabulary: between 0 and {vocab - 1}"
+                )
+        if not self.layer_norm_eps > 0:
+            raise ValueError(f"layer_norm_eps must be > 0, not {self.layer_norm_eps}")
         if self.d_model % self.n_heads:
             raise ValueError(
                 f"d_model ({self.d_model}) must be divisible by n_heads ({self.n_heads})"
-            )
-        if self.activation not in ("relu", "gelu", "swish"):
-            raise ValueError(f"activation must be relu, gelu or swish, not {self.activation!r}")
-        if self.share_embeddings not in ("none", "decoder", "all"):
-            raise ValueError(
-                f"share_embeddings must be none, decoder or all, not {self.share_embeddings!r}"
             )
         if self.share_embeddings == "all" and self.src_vocab_size != self.tgt_vocab_size:
             raise ValueError(
                 "share_embeddings='all' needs one joint vocabulary, but src_vocab_size="
                 f"{self.src_vocab_size} and tgt_vocab_size={self.tgt_vocab_size}"
-            )
-        if self.positional not in ("sinusoidal", "sinusoidal_concat"):
-            raise ValueError(
-                f"positional must be sinusoidal or sinusoidal_concat, not {self.positional!r}"
             )
         if self.d_model % 2:
             raise ValueError(f"sinusoidal positions need an even d_model, not {self.d_model}")
@@ -76,10 +85,35 @@ class ModelConfig:
         if not 0.0 <= self.dropout < 1.0:
             raise ValueError(f"dropout must be in [0, 1), not {self.dropout}")
 
+    def _check_types(self) -> None:
+        """Every field of the type it is declared with (a config.json may hold anything)."""
+        for f in dataclasses.fields(self):
+            value, hint = getattr(self, f.name), _HINTS[f.name]
+            options = get_args(hint) if get_origin(hint) in (Union, types.UnionType) else (hint,)
+            if not any(_is_a(value, option) for option in options):
+                raise ValueError(f"{f.name} must be {_describe(options)}, not {value!r}")
+
     @property
     def d_head(self) -> int:
         """d_k = d_v = d_model / h (paper §3.2.2)."""
         return self.d_model // self.n_heads
+
+    def num_parameters(self, *, decoder_only: bool = False) -> int:
+        """The parameters of a model of this shape, each shared tensor counted once: what
+        ``Transformer(config).num_parameters()`` (``DecoderOnlyLM`` with ``decoder_only``)
+        will give, known before anything is allocated."""
+        d, d_ff, V = self.d_model, self.d_ff, self.tgt_vocab_size
+        attention = 4 * (d * d + d)  # W^Q, W^K, W^V, W^O, each with a bias
+        ffn = 2 * d * d_ff + d_ff + d
+        norm = 2 * d  # LayerNorm's gain and bias
+        final = norm if self.norm_first else 0
+        output = 0 if self.share_embeddings != "none" else V * d
+        if decoder_only:  # N self-attention blocks over one embedding table
+            return V * d + self.n_decoder_layers * (attention + ffn + 2 * norm) + final + output
+        source = 0 if self.share_embeddings == "all" else self.src_vocab_size * d
+        encoder = self.n_encoder_layers * (attention + ffn + 2 * norm) + final
+        decoder = self.n_decoder_layers * (2 * attention + ffn + 3 * norm) + final
+        return V * d + source + encoder + decoder + output
 
     @property
     def start_id(self) -> int:
@@ -142,6 +176,8 @@ class ModelConfig:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ModelConfig:
+        if not isinstance(d, dict):
+            raise ValueError(f"expected an object of ModelConfig fields, not {type(d).__name__}")
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(d) - known)
         if unknown:
@@ -150,3 +186,26 @@ class ModelConfig:
 
 
 PRESETS = ("tiny", "small", "base", "big")
+_HINTS = get_type_hints(ModelConfig)
+
+
+def _is_a(value: Any, hint: Any) -> bool:
+    if hint is type(None):
+        return value is None
+    if get_origin(hint) is Literal:
+        return isinstance(value, str) and value in get_args(hint)
+    if hint is bool:
+        return isinstance(value, bool)
+    if isinstance(value, bool):  # True is an int to Python, not a size
+        return False
+    if hint is float:
+        return isinstance(value, int | float) and math.isfinite(value)
+    return isinstance(value, hint)
+
+
+def _describe(options: tuple[Any, ...]) -> str:
+    words = {int: "an integer", float: "a number", bool: "true or false", type(None): "null"}
+    return " or ".join(
+        " or ".join(map(repr, get_args(o))) if get_origin(o) is Literal else words[o]
+        for o in options
+    )
