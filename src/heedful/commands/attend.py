@@ -19,6 +19,7 @@ import json
 import sys
 
 from heedful.bundled import resolve_model
+from heedful.devices import add_device_argument, pick_device
 
 KINDS = ("cross", "encoder", "decoder")
 
@@ -54,6 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--beam", type=int, default=4, metavar="N", help="beam size (default 4)")
     parser.add_argument("--target", help="force this translation instead of searching for one")
+    add_device_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -69,7 +71,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("give a sentence to attend to (as an argument or on stdin)")
     if args.top < 1:
         raise ValueError(f"--top must be at least 1, not {args.top}")
-    attended = attender(resolve_model(args.model))(text, args.target, beam_size=args.beam)
+    attend = attender(resolve_model(args.model), device=pick_device(args.device))
+    attended = attend(text, args.target, beam_size=args.beam)
     shown = attended if args.pieces else to_words(attended)
     available = views(shown)
     kind = args.kind or default_kind(attended)

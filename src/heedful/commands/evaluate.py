@@ -5,7 +5,9 @@ heedful evaluate --model DIR --src-file test_2016_flickr.de --ref-file test_2016
 
 A TSV file's columns are named by ``--columns`` (e.g. ``en,es``), else by the model's training data
 (config.json's data.columns), else English first, as in ManyThings' Tatoeba files. ``--src`` and
-``--tgt`` default to the languages the model was trained on.
+``--tgt`` default to the languages the model was trained on, and must be those when given: an
+es -> en model scored on en -> es pairs gives a meaningless BLEU, so that is refused. A progress
+bar on stderr counts the sentences (on a terminal; ``--quiet`` hides it).
 """
 
 from __future__ import annotations
@@ -14,9 +16,14 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 
 from heedful.bundled import resolve_model
+from heedful.checkpoint import CONFIG_FILE, read_json
+from heedful.commands.shared import add_quiet_argument, progress_bar
 from heedful.commands.translate import add_decoding_arguments, decoding_options
+from heedful.devices import add_device_argument, pick_device
+from heedful.languages import check_language_code
 from heedful.translator import Translator
 
 
@@ -30,6 +37,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ref-file", metavar="FILE", help="references, line-aligned with them")
     parser.add_argument("--limit", type=int, metavar="N", help="only the first N pairs")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    add_device_argument(parser)
+    add_quiet_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,7 +51,13 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("give either --data FILE.tsv, or --src-file and --ref-file")
     if not args.data and not (args.src_file and args.ref_file):
         raise ValueError("--src-file and --ref-file go together")
-    translator = Translator.load(resolve_model(args.model), quantize=args.quantize)
+    for flag, code in (("--src", args.src), ("--tgt", args.tgt)):
+        if code is not None:
+            check_language_code(code, flag)
+    model_dir = resolve_model(args.model)
+    check_direction(args.src, args.tgt, model_dir)
+    device = pick_device(args.device)
+    translator = Translator.load(model_dir, quantize=args.quantize, device=device)
     if args.data:
         data = translator.meta.get("data") or {}
         src, tgt = args.src or data.get("src"), args.tgt or data.get("tgt")
@@ -57,7 +72,17 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"{pairs.origin}: no sentence pairs to evaluate on")
 
     started = time.perf_counter()
-    hypotheses = translator.translate(pairs.sources, **options)
+    with progress_bar(len(pairs), "sent", quiet=args.quiet) as bar:
+        # the encoder runs once per batch: count its rows (a text of several sentences counts
+        # each, so the count stops at the total)
+        def count(module, inputs, output) -> None:
+            bar.update(min(inputs[0].shape[0], bar.total - bar.n))
+
+        hook = translator.model.encoder.register_forward_hook(count)
+        try:
+            hypotheses = translator.translate(pairs.sources, **options)
+        finally:
+            hook.remove()
     seconds = time.perf_counter() - started
     bleu, chrf = BLEU(), CHRF()
     bleu_score = bleu.corpus_score(hypotheses, [pairs.targets])
@@ -78,6 +103,23 @@ def run(args: argparse.Namespace) -> int:
         rate = len(pairs) / seconds if seconds else float("inf")
         print(f"{len(pairs)} sentences in {seconds:.1f} s ({rate:.1f}/s)", file=sys.stderr)
     return 0
+
+
+def check_direction(src: str | None, tgt: str | None, model_dir: Path) -> None:
+    """Refuse --src / --tgt other than the languages the model was trained on (config.json's
+    data.src and data.tgt; a model that does not record them, e.g. an imported one, is taken at
+    the user's word)."""
+    path = Path(model_dir) / CONFIG_FILE
+    meta = read_json(path) if path.is_file() else {}
+    data = meta.get("data") if isinstance(meta, dict) else None
+    trained = (data.get("src"), data.get("tgt")) if isinstance(data, dict) else (None, None)
+    for flag, given, known in (("--src", src, trained[0]), ("--tgt", tgt, trained[1])):
+        if given is not None and known and given != known:
+            raise ValueError(
+                f"{flag} {given}: the model translates {trained[0]} → {trained[1]} ({path}'s "
+                f"data.src and data.tgt); give --src {trained[0]} --tgt {trained[1]}, or leave "
+                "them out"
+            )
 
 
 def _columns(given: str | None, trained: list[str] | None, src: str, tgt: str) -> tuple[str, str]:

@@ -9,7 +9,8 @@ most important first, and optionally a PNG or JSON. Layers and heads count from 
 --data: for a translation model, a TSV file of pairs; its columns are read as the model was
 trained (config.json's data.columns, src, tgt), else source<TAB>target. For a language model,
 one text a line. Only the first --max-sentences pairs are used: the measure runs the data once
-per head, plus once.
+per head, plus once; a progress bar on stderr counts the heads silenced (on a terminal;
+``--quiet`` hides it).
 """
 
 from __future__ import annotations
@@ -18,9 +19,15 @@ import argparse
 import json
 import sys
 
+from heedful.bundled import resolve_model
+from heedful.commands.shared import add_quiet_argument, progress_bar
+from heedful.devices import add_device_argument, pick_device
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--model", required=True, metavar="DIR", help="a model directory")
+    parser.add_argument(
+        "--model", required=True, metavar="DIR", help="a model directory, or a bundled model's name"
+    )
     parser.add_argument("--data", required=True, metavar="FILE", help="pairs (TSV) or texts")
     parser.add_argument(
         "--max-sentences", type=int, default=200, metavar="N", help="use the first N (200)"
@@ -29,6 +36,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--top", type=int, metavar="K", help="show only the K most important")
     parser.add_argument("--png", metavar="FILE", help="write layer x head maps of each measure")
     parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
+    add_device_argument(parser)
+    add_quiet_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -44,16 +53,19 @@ def run(args: argparse.Namespace) -> int:
 
     if args.max_sentences < 1 or args.batch_size < 1:
         raise ValueError("--max-sentences and --batch-size must be at least 1")
-    model, tokenizer, meta = load_model_dir(args.model)
+    device = pick_device(args.device)
+    model, tokenizer, meta = load_model_dir(resolve_model(args.model), device=device)
     language_model = isinstance(model, DecoderOnlyLM)
     sources, targets = read_data(args.data, meta, language_model, args.max_sentences)
     batches = make_batches(tokenizer, model.config, targets, sources, args.batch_size)
 
-    def progress(done: int, total: int) -> None:
-        end = "\n" if done == total else ""
-        print(f"\rsilencing head {done}/{total}", end=end, file=sys.stderr, flush=True)
+    with progress_bar(None, "head", quiet=args.quiet, desc="silencing heads") as bar:
 
-    stats = head_stats(model, batches, progress=progress if sys.stderr.isatty() else None)
+        def progress(done: int, total: int) -> None:
+            bar.total = total
+            bar.update(done - bar.n)
+
+        stats = head_stats(model, batches, progress=progress)
     if args.json:
         print(json.dumps(stats_json(stats)[: args.top], indent=2))
     else:

@@ -42,18 +42,18 @@ def attend_lm(model: nn.Module, tokenizer: Tokenizer, text: str) -> Attended:
 def is_language_model(model_dir: str | Path) -> bool:
     """Does the model directory hold a decoder-only language model (not a translator)?"""
     meta = read_json(Path(model_dir) / CONFIG_FILE)
-    return meta.get("architecture", "Transformer") == "DecoderOnlyLM"
+    return isinstance(meta, dict) and meta.get("architecture") == "DecoderOnlyLM"
 
 
-def attender(model_dir: str | Path) -> Callable[..., Attended]:
+def attender(model_dir: str | Path, device: str | torch.device = "cpu") -> Callable[..., Attended]:
     """``attend(text, target=None, beam_size=4) -> Attended`` for any model directory: a
     translator's (``Translator.attend``: beam search, or ``target`` forced) or a language
     model's (``attend_lm``: the text read; ``target`` and ``beam_size`` do not apply)."""
     if not is_language_model(model_dir):
         from heedful.translator import Translator
 
-        return Translator.load(model_dir).attend
-    model, tokenizer, _ = load_model_dir(model_dir)
+        return Translator.load(model_dir, device=device).attend
+    model, tokenizer, _ = load_model_dir(model_dir, device=device)
 
     def attend(text: str, target: str | None = None, beam_size: int = 4) -> Attended:
         if target is not None:
