@@ -165,6 +165,17 @@ _MODEL_FIELDS = {
 }
 
 
+# the least value of each number that has one (None, where allowed, means "no limit" or "all")
+MINIMUM = {
+    "train.max_steps": 1, "train.batch_tokens": 1, "train.accumulation": 1,
+    "train.log_every": 1, "train.save_every": 1, "train.keep_checkpoints": 0,
+    "optim.warmup_steps": 1, "optim.lr_scale": 0, "optim.label_smoothing": 0,
+    "optim.clip_norm": 0, "eval.every": 0, "eval.bleu_sentences": 0, "eval.beam_size": 1,
+    "eval.batch_sentences": 1, "eval.patience": 1, "data.vocab_size": 8, "data.max_tokens": 1,
+    "data.train_pairs": 1, "data.dev_pairs": 1, "data.train_lines": 1, "data.dev_lines": 1,
+}  # fmt: skip
+
+
 class ConfigError(ValueError):
     pass
 
@@ -249,6 +260,11 @@ def build(tree: dict[str, Any]) -> RunConfig:
             checked[key] = check_type(value, hints[key], f"{name}.{key}")
         sections[name] = cls(**checked)
     run = RunConfig(**sections)
+    for key, least in MINIMUM.items():
+        section, _, name = key.partition(".")
+        value = getattr(getattr(run, section), name, None)
+        if value is not None and value < least:
+            raise ConfigError(f"{key} must be at least {least}, not {value}")
     if not 0 <= run.optim.cooldown_steps <= run.train.max_steps:
         raise ConfigError(
             f"optim.cooldown_steps must be between 0 and train.max_steps ({run.train.max_steps}),"

@@ -6,6 +6,7 @@ of the model directory's config.json.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -59,6 +60,9 @@ def prepare_data(
             config.dev_pairs
         )
     )
+    for text, split in ((train_text, "train"), (dev_text, "dev")):
+        if not len(text):
+            raise DataError(f"{text.origin}: no sentence pairs to {split} on (data.{split})")
     added = {}
     if augmentation is not None and Augmentation(**asdict(augmentation)).any():
         train_text, added = augment(
@@ -73,6 +77,7 @@ def prepare_data(
                 train_text, config.vocab_size, split_digits=config.split_digits
             ), out, dist, say,
             f"training a joint BPE vocabulary of {config.vocab_size:,} on the train split",
+            vocab_size=config.vocab_size,
         )  # fmt: skip
     train = encode_pairs(train_text, tokenizer, config.max_tokens, train_counts)
     if align:
@@ -92,7 +97,7 @@ def prepare_data(
     if not len(train) or not len(dev):
         raise DataError("no pairs left to train or validate on after filtering")
     meta = {
-        **asdict(config),
+        **data_settings(config),
         "normalization": NORMALIZATION,
         "vocab_size": tokenizer.vocab_size,
         "counts": {"train": train_counts.to_dict(), "dev": dev_counts.to_dict()},
@@ -108,17 +113,34 @@ def prepare_data(
     )
 
 
+def data_settings(config: DataConfig | Any) -> dict[str, Any]:
+    """The data section's settings as a model directory records them: the splits' names, not
+    where this machine keeps the corpora (``root``, an absolute path)."""
+    return {k: v for k, v in asdict(config).items() if k != "root"}
+
+
 def shared_tokenizer(
     train: Callable[[], Tokenizer],
     out: Path,
     dist: Distributed,
     say: Callable[[str], None],
     message: str,
+    *,
+    vocab_size: int | None = None,
 ) -> Tokenizer:
     """Rank 0 trains the BPE model and writes it to ``out``; every rank then reads that file, so
-    all processes of a distributed run tokenise with the same model."""
+    all processes of a distributed run tokenise with the same model. ``vocab_size``: the size
+    asked for; sentencepiece makes fewer pieces when the text holds fewer, and that is said."""
     if dist.is_main:
         say(message)
-        train().save(out / TOKENIZER_FILE)
+        tokenizer = train()
+        if vocab_size is not None and tokenizer.vocab_size < vocab_size:
+            warnings.warn(
+                f"data.vocab_size is {vocab_size:,}, but the train split yields only "
+                f"{tokenizer.vocab_size:,} pieces: the vocabulary has {tokenizer.vocab_size:,} "
+                f"(set data.vocab_size={tokenizer.vocab_size} to silence this)",
+                stacklevel=2,
+            )
+        tokenizer.save(out / TOKENIZER_FILE)
     barrier(dist)
     return Tokenizer.load(out / TOKENIZER_FILE)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from safetensors import safe_open
+from safetensors import SafetensorError, safe_open
 from torch import nn
 
 from heedful.checkpoint import (
@@ -30,6 +30,10 @@ from heedful.checkpoint import (
 STATE_FILE = "training_state.safetensors"
 STATE_JSON = "training_state.json"
 _MOMENTS = ("exp_avg", "exp_avg_sq", "step")
+
+
+class DamagedState(ValueError):
+    """The training state file is there but cannot be read (truncated, emptied, overwritten)."""
 
 
 def save_training_state(
@@ -56,11 +60,13 @@ def load_training_state(
 ) -> tuple[dict[str, Any], dict[str, torch.Tensor]]:
     """Restore weights and optimizer from DIR; returns (info, RNG states)."""
     path = Path(directory) / STATE_FILE
-    tensors = load_tensors(path)
-    with safe_open(path, framework="pt") as f:
-        info = json.loads((f.metadata() or {}).get("state", "null"))
+    try:
+        tensors = load_tensors(path)
+    except ValueError as e:
+        raise DamagedState(str(e)) from e
+    info = read_info(directory)
     if not isinstance(info, dict):
-        raise ValueError(f"{path}: no training state in the metadata; is it a heedful checkpoint?")
+        raise DamagedState(f"{path}: no training state in its metadata")
     weights = {k.removeprefix("model/"): v for k, v in tensors.items() if k.startswith("model/")}
     load_weights(model, weights, path)
     device = next(model.parameters()).device
@@ -85,8 +91,11 @@ def read_info(directory: str | Path) -> dict[str, Any] | None:
     path = Path(directory) / STATE_FILE
     if not path.is_file():
         return None
-    with safe_open(path, framework="pt") as f:
-        return json.loads((f.metadata() or {}).get("state", "null"))
+    try:
+        with safe_open(path, framework="pt") as f:
+            return json.loads((f.metadata() or {}).get("state", "null"))
+    except (SafetensorError, OSError, ValueError) as e:  # json's errors are ValueErrors
+        raise DamagedState(f"{path}: damaged, not a readable safetensors file ({e})") from e
 
 
 def parameter_names(model: nn.Module) -> list[str]:

@@ -34,7 +34,7 @@ from heedful.tokenizer import EOS_ID, NORMALIZATION, Tokenizer, normalize
 from heedful.training.config import TextDataConfig
 from heedful.training.distributed import Distributed
 from heedful.training.evaluation import dev_loss
-from heedful.training.prepare import RunData, shared_tokenizer
+from heedful.training.prepare import RunData, data_settings, shared_tokenizer
 
 SAMPLE_SEED = 0  # train_lines / dev_lines draw the same lines in every run
 
@@ -168,10 +168,15 @@ def prepare_text(
         exclude={fold(t) for t in dev_text},
         sample=config.train_lines,
     )
+    for lines, split in ((train_text, "train"), (dev_text, "dev")):
+        if not lines:
+            files = ", ".join(str(Path(config.root) / f) for f in getattr(config, split))
+            raise DataError(f"{files}: no text to {split} on (data.{split})")
     if tokenizer is None:
         tokenizer = shared_tokenizer(
             lambda: Tokenizer.train(train_text, config.vocab_size), out, dist, say,
             f"training a BPE vocabulary of {config.vocab_size:,} on the train split",
+            vocab_size=config.vocab_size,
         )  # fmt: skip
     train = encode_texts(train_text, tokenizer, config.max_tokens, train_counts)
     dev = encode_texts(dev_text, tokenizer, config.max_tokens, dev_counts)
@@ -182,7 +187,7 @@ def prepare_text(
     unigram = unigram_perplexity(train, dev, tokenizer.vocab_size)
     say(f"dev perplexity of a unigram model (train counts, add-one): {unigram:.1f} per token")
     meta = {
-        **asdict(config),
+        **data_settings(config),
         "normalization": NORMALIZATION,
         "vocab_size": tokenizer.vocab_size,
         "counts": {"train": train_counts.to_dict(), "dev": dev_counts.to_dict()},

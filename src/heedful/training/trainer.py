@@ -18,6 +18,7 @@ from __future__ import annotations
 import signal
 import threading
 import time
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -27,20 +28,31 @@ from typing import Any
 import torch
 from torch import nn
 
-from heedful.checkpoint import atomic_write_json, load_model_dir, read_json, save_model_dir
+from heedful.checkpoint import (
+    WEIGHTS_FILE,
+    atomic_write_json,
+    load_model_dir,
+    load_tensors,
+    load_weights,
+    read_json,
+    save_model_dir,
+)
+from heedful.devices import pick_device
 from heedful.lm import DecoderOnlyLM
 from heedful.model import Transformer
 from heedful.tokenizer import Tokenizer
 from heedful.training import distributed
 from heedful.training.alignment import AlignmentHead
 from heedful.training.batching import BatchStream, collate
-from heedful.training.checkpoints import keep_last, model_dir_extra
+from heedful.training.checkpoints import best_record, keep_last, model_dir_extra, saved_models
 from heedful.training.config import RunConfig
 from heedful.training.evaluation import dev_loss, translate, translation_scores
+from heedful.training.lock import run_lock
 from heedful.training.prepare import RunData, prepare_data
 from heedful.training.progress import CURVES_FILE, Progress, RunLog, plot_curves
 from heedful.training.schedule import cooldown_factor, learning_rate
 from heedful.training.state import (
+    DamagedState,
     load_training_state,
     read_info,
     save_training_state,
@@ -54,13 +66,18 @@ PREPARE = {"translation": prepare_data, "lm": prepare_text}
 
 
 def train(config: RunConfig, out: str | Path, *, resume: bool = False) -> dict[str, Any]:
-    """Train (or, with ``resume``, continue training) into the model directory ``out``."""
-    device = pick_device(config.train.device)
+    """Train (or, with ``resume``, continue training) into the model directory ``out``, holding
+    its lock (``heedful.training.lock``) throughout."""
+    out = Path(out)
+    if resume and not out.is_dir():
+        raise FileNotFoundError(f"nothing to resume in {out}: no such directory")
+    device = pick_device(config.train.device, "train.device")
     dist = distributed.setup(device.type)
     if dist.enabled and device.type == "cuda":
         device = torch.device("cuda", dist.local_rank)
     try:
-        info = Trainer(config, Path(out), device, dist, resume=resume).run()
+        with _locked(out, dist):
+            info = Trainer(config, out, device, dist, resume=resume).run()
         # why: distributed.teardown. Not on failure: the other ranks would never get here.
         distributed.barrier(dist)
         return info
@@ -68,15 +85,22 @@ def train(config: RunConfig, out: str | Path, *, resume: bool = False) -> dict[s
         distributed.teardown(dist)
 
 
+@contextmanager
+def _locked(out: Path, dist) -> Iterator[None]:
+    """Rank 0 holds the run directory's lock (the other ranks write nothing there); if it is
+    refused, rank 0 fails, and torchrun stops the other ranks."""
+    if not dist.is_main:
+        yield
+        return
+    with run_lock(out) as note:
+        if note:
+            print(note, flush=True)
+        yield
+
+
 def _dropout(model_section: dict[str, Any]) -> dict[str, Any]:
     """The settings a fine-tuning run may change in its start model's shape: dropout."""
     return {k: v for k, v in model_section.items() if k == "dropout"}
-
-
-def pick_device(name: str) -> torch.device:
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    return torch.device(name)
 
 
 class Trainer:
@@ -85,12 +109,16 @@ class Trainer:
         self.out, self.device, self.dist = out, device, dist
         self.progress = Progress(config.train.max_steps, enabled=dist.is_main)
         self.log = RunLog(out, enabled=dist.is_main)
-        info = read_info(out)
-        if resume and info is None:
+        try:
+            info, damaged = read_info(out), None
+        except DamagedState as e:  # resuming falls back to an older checkpoint (_restore)
+            info, damaged = None, e
+        if resume and info is None and damaged is None:
             raise FileNotFoundError(f"nothing to resume in {out}: no training_state.safetensors")
-        if not resume and info is not None:
+        if not resume and (info is not None or damaged is not None):
+            at = f"step {info['step']}" if info is not None else "its training state is damaged"
             raise ValueError(
-                f"{out} already holds a training run (step {info['step']}); continue it with "
+                f"{out} already holds a training run ({at}); continue it with "
                 f"--resume {out}, or choose another --out"
             )
         if dist.is_main:
@@ -138,7 +166,7 @@ class Trainer:
                      "evals_since_best": 0, "stopped": None, "target_tokens": 0}  # fmt: skip
         torch.manual_seed(config.train.seed + dist.rank)  # dropout differs between processes
         if resume:
-            self._restore()
+            self._restore(damaged)
         self.stream = BatchStream(
             self.data.train, config.train.batch_tokens, seed=config.train.seed,
             epoch=self.info["epoch"], index=self.info["batch_index"],
@@ -157,8 +185,17 @@ class Trainer:
             model, device_ids=ids, forward_sync_buffers=False
         )
 
-    def _restore(self) -> None:
-        info, rng = load_training_state(self.out, self.model, self.optimizer)
+    def _restore(self, damaged: DamagedState | None = None) -> None:
+        """Continue exactly from DIR's training state; if it is damaged, from the newest intact
+        checkpoint (``_restore_from_checkpoint``)."""
+        if damaged is None:
+            try:
+                info, rng = load_training_state(self.out, self.model, self.optimizer)
+            except DamagedState as e:
+                damaged = e
+        if damaged is not None:
+            self._restore_from_checkpoint(damaged)
+            return
         self.info.update(info)
         key = f"torch.rank{self.dist.rank}"
         if info.get("world_size", 1) == self.dist.world_size and key in rng:
@@ -170,6 +207,47 @@ class Trainer:
             torch.manual_seed(self.config.train.seed + 1_000_003 * info["step"] + self.dist.rank)
         self.log.truncate_after(info["step"])
         self.progress.say(f"resuming {self.out} at step {info['step']}")
+
+    def _restore_from_checkpoint(self, damaged: DamagedState) -> None:
+        """The newest model directory of the run whose weights load (DIR itself, DIR/checkpoints/
+        step-*, DIR/best), with the step, data position and best scores its config.json records.
+        Adam's moments and the dropout RNG were not kept there: they start afresh, said aloud."""
+        found = self._load_newest_intact()
+        if found is None:
+            raise ValueError(
+                f"{damaged}; and no intact checkpoint in {self.out} to resume from instead "
+                "(keep some with train.keep_checkpoints)"
+            )
+        directory, training = found
+        step = training["step"]
+        self.info.update(
+            step=step, epoch=training.get("epoch") or 0,
+            batch_index=training.get("batch_index") or 0,
+            target_tokens=training.get("target_tokens") or 0, best=best_record(training),
+        )  # fmt: skip
+        torch.manual_seed(self.config.train.seed + 1_000_003 * step + self.dist.rank)
+        self.log.truncate_after(step)
+        if self.dist.is_main:
+            epoch = self.info["epoch"]
+            data = "" if "batch_index" in training else f", the data from epoch {epoch}'s start"
+            warnings.warn(
+                f"{damaged}; resuming from {directory} at step {step} instead (Adam's moments "
+                f"and dropout's random state start afresh{data}: not bit-identical to a run "
+                "never interrupted)",
+                stacklevel=2,
+            )
+
+    def _load_newest_intact(self) -> tuple[Path, dict[str, Any]] | None:
+        """Load the weights of the newest of the run's saved models that loads; returns it and
+        its config.json's training section, or None."""
+        for directory, training in saved_models(self.out):
+            weights = directory / WEIGHTS_FILE
+            try:
+                load_weights(self.model, load_tensors(weights), weights)
+            except (OSError, ValueError):  # missing, unreadable or damaged
+                continue
+            return directory, training
+        return None
 
     # --- the loop ------------------------------------------------------------------------------
 
