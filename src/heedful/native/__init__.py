@@ -197,9 +197,39 @@ def _build() -> Path:
     key = hashlib.sha256(text + " ".join([compiler, *FLAGS, _cpu()]).encode()).hexdigest()
     target = _cache_folder() / "native" / f"kernels-{key[:16]}.so"
     if target.exists():
-        return target
+        problem = _not_ours(target)
+        if problem is None:
+            return target
+        warnings.warn(f"{target} {problem}; building it again", RuntimeWarning, stacklevel=4)
     target.parent.mkdir(parents=True, exist_ok=True)
     return _compile(compiler, sources, target)
+
+
+def _digest_path(library: Path) -> Path:
+    """Where the SHA-256 of a library is recorded when heedful builds it."""
+    return library.with_suffix(".sha256")
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _not_ours(library: Path) -> str | None:
+    """Why the cached ``library`` may not be the one heedful built (None if it is): loading a
+    library runs its code, so it must be the very file whose hash was recorded at build time,
+    owned by this user and writable by no one else."""
+    try:
+        info = library.stat()
+        recorded = _digest_path(library).read_text().strip()
+    except OSError:
+        return "has no record of being built by heedful"
+    if hasattr(os, "getuid") and info.st_uid != os.getuid():
+        return "belongs to another user"
+    if info.st_mode & 0o022:
+        return "may be written by other users"
+    if _sha256(library) != recorded:
+        return "is not the library heedful built there (its SHA-256 is not the one recorded)"
+    return None
 
 
 def _cache_folder() -> Path:
@@ -221,8 +251,20 @@ def _compile(compiler: str, sources: list[Path], target: Path) -> Path:
         )
         if done.returncode != 0:
             raise RuntimeError(f"{compiler} failed: {done.stderr.strip()[-500:]}")
-        os.replace(built, target)  # atomic: processes building at once each write a whole file
+        os.chmod(built, 0o755 & ~_umask())
+        digest = Path(scratch) / "digest"
+        digest.write_text(_sha256(built) + "\n")
+        # atomic, the hash first: processes building at once each write whole files, and a
+        # library is never in place without its own hash beside it
+        os.replace(digest, _digest_path(target))
+        os.replace(built, target)
     return target
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _cpu() -> str:
