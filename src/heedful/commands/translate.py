@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TextIO
 
 from heedful.bundled import resolve_model
-from heedful.translator import Sampling, Translation, Translator
+from heedful.translator import DecodingOptions, Sampling, Translation, Translator
 
 
 def add_decoding_arguments(parser: argparse.ArgumentParser) -> None:
@@ -61,6 +61,7 @@ def add_decoding_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def decoding_options(args: argparse.Namespace) -> dict:
+    """The shared options as ``DecodingOptions`` fields (``Translator.translate`` keywords)."""
     if args.beam < 1:
         raise ValueError(f"--beam must be at least 1, not {args.beam}")
     if args.batch_size < 1:
@@ -112,10 +113,10 @@ def sampling_option(args: argparse.Namespace) -> Sampling | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    options = decoding_options(args)
-    options["sampling"] = sampling_option(args)
+    fields = decoding_options(args)
     if not 1 <= args.n_best <= args.beam:
         raise ValueError(f"--n-best must be between 1 and --beam ({args.beam}), not {args.n_best}")
+    options = DecodingOptions(**fields, n_best=args.n_best, sampling=sampling_option(args))
     if args.texts and args.input:
         raise ValueError("give texts or -i FILE, not both")
     if args.input and args.output and Path(args.input).resolve() == Path(args.output).resolve():
@@ -123,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
     translator = Translator.load(resolve_model(args.model), quantize=args.quantize)
 
     def translate(lines: list[str]) -> list[list[Translation]]:
-        return translator.translate_n_best(lines, n_best=args.n_best, **options)
+        return translator.translate_n_best(lines, options=options)
 
     out: TextIO = sys.stdout
     if args.output:

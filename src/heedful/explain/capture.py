@@ -1,11 +1,14 @@
-"""Capturing a decoder-only language model's attention over a text, as an ``Attended``, and
-one way to get an ``Attended`` from any model directory.
+"""Capturing attention as an ``Attended``: a translation model's for one sentence pair (the
+translation beam search finds, or a target forced), a batch of forced pairs' cross-attention
+(for word alignments), and a decoder-only language model's over a text; and one way to get an
+``Attended`` from any model directory.
 
-The translation model's weights come from ``Translator.attend`` (beam search or forced decoding).
-A language model has nothing to search: it reads ``<s>`` and the text's tokens and predicts each
-next token, the text's tokens then ``</s>``. Its ``Attended`` follows the translation decoder's
-convention: ``target_pieces`` are the tokens predicted (ending with ``</s>``), the keys are what
-was read (``<s>`` then every target token but the last), and there is no source.
+A translation's weights under beam search are the final hypothesis's own, carried along the beam
+(``keep_attention``); they equal forced decoding's of the same target. A language model has
+nothing to search: it reads ``<s>`` and the text's tokens and predicts each next token, the
+text's tokens then ``</s>``. Its ``Attended`` follows the translation decoder's convention:
+``target_pieces`` are the tokens predicted (ending with ``</s>``), the keys are what was read
+(``<s>`` then every target token but the last), and there is no source.
 """
 
 from __future__ import annotations
@@ -14,10 +17,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import torch
-from torch import nn
+from torch import Tensor, nn
 
 from heedful.attended import Attended
 from heedful.checkpoint import CONFIG_FILE, load_model_dir, read_json
+from heedful.decoding import pad
 from heedful.tokenizer import Tokenizer
 
 
@@ -61,3 +65,91 @@ def attender(model_dir: str | Path, device: str | torch.device = "cpu") -> Calla
         return attend_lm(model, tokenizer, text)
 
     return attend
+
+
+# --- translation models ----------------------------------------------------------------------
+
+
+def attend(translator, source: str, target: str | None = None, beam_size: int = 4) -> Attended:
+    """``Translator.attend``: every attention weight for one sentence, of the translation found
+    by beam search (the final hypothesis's own weights), or, with ``target``, of that target
+    forced. Raises ValueError for an empty source, and, without ``target``, for one that
+    ``translate`` leaves untranslated (only characters outside the vocabulary)."""
+    if not source.strip():
+        raise ValueError("the source is empty: give a sentence to attend to")
+    src_ids = translator._fit_source(translator.tokenizer.encode(source))
+    if target is None:
+        if not translator._knows_some_of(src_ids):
+            raise ValueError(
+                f"{source[:40]!r} holds only characters outside the model's vocabulary, so "
+                "it has no translation to show the attention of; give a target to force one"
+            )
+        return attend_ids(translator, src_ids, None, beam_size=beam_size, source=source)
+    # a tokenizer with two vocabularies (Marian) encodes targets with the target one
+    encode_target = getattr(translator.tokenizer, "encode_target", translator.tokenizer.encode)
+    return attend_ids(translator, src_ids, encode_target(target), source=source)
+
+
+@torch.inference_mode()
+def attend_ids(
+    translator,
+    src_ids: list[int],
+    tgt_ids: list[int] | None = None,
+    *,
+    beam_size: int = 4,
+    source: str | None = None,
+) -> Attended:
+    """``attend`` at id level: ``tgt_ids`` are the tokens the decoder is to produce."""
+    model, tokenizer = translator.model, translator.tokenizer
+    src = pad([src_ids], model.config.pad_id, next(model.parameters()).device)
+    encoder_self = model.encode(src, return_attention=True).attention[:, 0]
+    score = None
+    if tgt_ids is None:
+        (best,) = translator.generate([src_ids], beam_size, keep_attention=True)[0][:1]
+        tgt_ids, score = best.tokens, best.score
+        cross = torch.stack([c for _, c in best.trace], dim=2)  # [L, H, T, S]
+        T = len(best.trace)
+        decoder_self = cross.new_zeros(cross.shape[0], cross.shape[1], T, T)
+        for t, (d, _) in enumerate(best.trace):
+            decoder_self[:, :, t, : t + 1] = d
+    else:
+        tgt_in = torch.tensor([[model.config.start_id, *tgt_ids[:-1]]], device=src.device)
+        attention = model(src, tgt_in, return_attention=True).attention
+        decoder_self, cross = attention.decoder_self[:, 0], attention.cross[:, 0]
+    return Attended(
+        source=source if source is not None else translator._text(src_ids),
+        translation=translator._text(tgt_ids),
+        source_pieces=getattr(tokenizer, "source_pieces", tokenizer.pieces)(src_ids),
+        target_pieces=tokenizer.pieces(tgt_ids),
+        encoder_self=encoder_self,
+        decoder_self=decoder_self,
+        cross=cross,
+        score=score,
+    )
+
+
+@torch.inference_mode()
+def forced_cross(
+    model: nn.Module, pairs: list[tuple[list[int], list[int]]], batch_size: int = 64
+) -> list[Tensor]:
+    """Each pair's cross-attention [L, H, T, S] with its target forced, float32 on the CPU: one
+    teacher-forced pass per batch of pairs (sorted by length, right-padded; the causal decoder
+    and the source mask keep padding out of every real row). A pair is (source ids ending with
+    end-of-sentence, the tokens the decoder is to produce)."""
+    config = model.config
+    device = next(model.parameters()).device
+    order = sorted(range(len(pairs)), key=lambda k: -len(pairs[k][0]) - len(pairs[k][1]))
+    out: list[Tensor] = [torch.empty(0)] * len(pairs)
+    for start in range(0, len(order), batch_size):
+        batch = order[start : start + batch_size]
+        src = pad([pairs[k][0] for k in batch], config.pad_id, device)
+        tgt_in = pad([[config.start_id, *pairs[k][1][:-1]] for k in batch], config.pad_id, device)
+        memory = model.encode(src)
+        _, _, weights = model.decoder(
+            model.tgt_embed(tgt_in), memory.states, memory.mask, need_weights=True
+        )
+        cross = weights.cross.float().cpu()  # [L, B, H, T, S]
+        for row, k in enumerate(batch):
+            source, target = pairs[k]
+            out[k] = cross[:, row, :, : len(target), : len(source)]
+    return out

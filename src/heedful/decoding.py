@@ -1,0 +1,230 @@
+"""From source ids to hypotheses: how to decode (``DecodingOptions``), and the glue between an
+encoder-decoder model and the searches of ``heedful.search``.
+
+    sources -> sorted by length, batches of batch_size -> encode -> one step function
+            -> greedy / beam search / sampling -> hypotheses, in the caller's order
+
+The searches see the model only through ``step(tokens, cache)``; beam search's rows come
+``beam_size`` per sentence, and ``_BeamCache`` lets those rows share one copy of their sentence's
+cross-attention keys and values. Special ids (pad, end of sentence, the decoder's start token)
+come from ``model.config``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+import torch
+from torch import Tensor, nn
+
+from heedful.cpu import OneDNNWeights, onednn_linears
+from heedful.model import DecoderCache, Memory
+from heedful.search import (
+    Hypothesis,
+    LengthPenalty,
+    PenaltyForm,
+    Sampling,
+    Stepped,
+    beam_search,
+    greedy_search,
+    sample,
+)
+
+EXTRA_LENGTH = 50  # maximum output length = source length + 50 (paper §6.1)
+
+
+@dataclass(frozen=True)
+class DecodingOptions:
+    """How to decode, in one place (``Translator.translate``, ``generate``, the commands).
+
+    ``beam_size``: beams per source (1 is greedy search); ``n_best``: translations kept per
+    source, best first. Beam search scores a hypothesis log P(Y) / lp(|Y|) with the length
+    penalty ``length_penalty_form`` (``gnmt``: ((5 + |Y|) / 6)^α, the paper's; ``power``: |Y|^α)
+    and α = ``length_penalty``. ``max_length``: generated tokens at most, default source length
+    + 50; ``min_length``: no end-of-sentence before that many tokens. ``sampling``: instead of
+    searching, draw ``beam_size`` translations of each source and keep the ``n_best`` of them by
+    score (fairseq's ``--sampling``). ``early_stopping``: beam search stops a sentence as soon as
+    it holds ``beam_size`` finished hypotheses, as fairseq and CTranslate2 do (Hugging Face's
+    ``early_stopping=True``); by default it goes on while a live beam could still win.
+    ``batch_size``: sources per batch (sorted by length first).
+    """
+
+    beam_size: int = 4
+    n_best: int = 1
+    length_penalty: float = 0.6
+    length_penalty_form: PenaltyForm = "gnmt"
+    max_length: int | None = None
+    min_length: int = 0
+    sampling: Sampling | None = None
+    early_stopping: bool = False
+    batch_size: int = 32
+
+    def __post_init__(self) -> None:
+        if self.beam_size < 1:
+            raise ValueError(f"beam_size must be >= 1, not {self.beam_size}")
+        if not 1 <= self.n_best <= self.beam_size:
+            raise ValueError(
+                f"n_best={self.n_best} needs 1 <= n_best <= beam_size={self.beam_size}"
+            )
+        if self.max_length is not None and self.max_length < 1:
+            raise ValueError(f"max_length must be at least 1, not {self.max_length}")
+        if self.batch_size < 1:
+            raise ValueError(f"batch_size must be at least 1, not {self.batch_size}")
+        self.penalty  # noqa: B018 - checks the form
+
+    @property
+    def penalty(self) -> LengthPenalty:
+        return LengthPenalty(self.length_penalty, self.length_penalty_form)
+
+    @classmethod
+    def given(
+        cls, options: DecodingOptions | None, beam_size: int | None = None, **changes: Any
+    ) -> DecodingOptions:
+        """``options`` (default: the defaults) with the fields named in ``changes`` and, if
+        given, ``beam_size``: the keyword arguments ``Translator.translate`` takes."""
+        if beam_size is not None:
+            changes["beam_size"] = beam_size
+        options = cls() if options is None else options
+        return replace(options, **changes) if changes else options
+
+
+@dataclass
+class _BeamCache:
+    """A DecoderCache whose rows come ``group`` beams per sentence: the beams share one copy of
+    their sentence's cross-attention keys and values (see ``DecoderCache.reorder``)."""
+
+    inner: DecoderCache
+    group: int
+
+    def reorder(self, index: Tensor) -> _BeamCache:
+        return _BeamCache(self.inner.reorder(index, self.group), self.group)
+
+
+@torch.inference_mode()
+def generate(
+    model: nn.Module,
+    src_ids: list[list[int]],
+    options: DecodingOptions,
+    *,
+    banned: list[int],
+    force_eos: bool = False,
+    keep_attention: bool = False,
+    onednn_weights: OneDNNWeights | None = None,
+    beam: Callable[..., list[list[Hypothesis]]] = beam_search,
+) -> list[list[Hypothesis]]:
+    """Per source (ids ending with end-of-sentence), its ``options.n_best`` hypotheses, best
+    first, in the caller's order. ``banned``: ids never generated; ``force_eos``: an output cut
+    at max_length ends with end-of-sentence. ``keep_attention``: each hypothesis's trace holds,
+    per token, its decoder self-attention [L, H, t] and cross-attention [L, H, S] (beam search
+    reorders them with the beams). ``onednn_weights``: the packed weights kept between calls
+    (``heedful.cpu.onednn_linears``). ``beam``: the beam search to run (a test's spy)."""
+    config = model.config
+    sources = [fit_source(ids, config) for ids in src_ids]
+    generator = None if options.sampling is None else options.sampling.generator()
+    order = sorted(range(len(sources)), key=lambda i: -len(sources[i]))
+    results: list[list[Hypothesis]] = [[] for _ in sources]
+    with onednn_linears(model, onednn_weights or OneDNNWeights()):
+        for start in range(0, len(order), options.batch_size):
+            batch = order[start : start + options.batch_size]
+            lengths = [max_length(len(sources[i]), options.max_length, config) for i in batch]
+            found = _search(
+                model, [sources[i] for i in batch], lengths, options, banned=banned,
+                force_eos=force_eos, keep_attention=keep_attention, generator=generator, beam=beam,
+            )  # fmt: skip
+            for i, hypotheses in zip(batch, found, strict=True):
+                results[i] = hypotheses
+    return results
+
+
+def _search(model, sources, max_lengths, options, *, banned, force_eos, keep_attention,
+            generator, beam) -> list[list[Hypothesis]]:  # fmt: skip
+    """One batch: the sources encoded once, then searched (or sampled) over one step function."""
+    config = model.config
+    src = pad(sources, config.pad_id, next(model.parameters()).device)
+    memory = model.encode(src)
+    beam_size, draws = options.beam_size, 1
+    if options.sampling is not None:  # each source's beam_size draws are rows side by side
+        draws, beam_size = beam_size, 1
+        memory = Memory(memory.states.repeat_interleave(draws, 0),
+                        memory.mask.repeat_interleave(draws, 0))  # fmt: skip
+        max_lengths = [n for n in max_lengths for _ in range(draws)]
+    # the decoder reads the start token and at most max_length - 1 generated tokens
+    cache = _BeamCache(model.start_decoding(memory, max(max_lengths)), beam_size)
+    rows = len(max_lengths)
+    start = torch.full((rows, 1), config.start_id, dtype=torch.long, device=src.device)
+    step = step_function(model, keep_attention)
+    common = dict(
+        eos_id=config.eos_id, max_length=max_lengths, min_length=options.min_length,
+        banned=banned, force_eos=force_eos, keep_trace=keep_attention,
+    )  # fmt: skip
+    sampling = options.sampling
+    if sampling is not None:
+        drawn = sample(
+            step, cache, start, temperature=sampling.temperature, top_k=sampling.top_k,
+            top_p=sampling.top_p, generator=generator, **common,
+        )  # fmt: skip
+        return [
+            _best_draws(drawn[i : i + draws], options.penalty, options.n_best)
+            for i in range(0, rows, draws)
+        ]
+    if beam_size == 1:
+        return [[h] for h in greedy_search(step, cache, start, **common)]
+    return beam(
+        step, cache, start, beam_size=beam_size, length_penalty=options.penalty,
+        n_best=options.n_best, early_stopping=options.early_stopping, **common,
+    )  # fmt: skip
+
+
+def step_function(model: nn.Module, keep_attention: bool):
+    """``step(tokens, cache) -> Stepped`` for the searches, over a ``_BeamCache``."""
+
+    def step(tokens: Tensor, cache: _BeamCache) -> Stepped:
+        out = model.decode_step(tokens, cache.inner, return_attention=keep_attention)
+        trace = ()
+        if keep_attention:  # [L, B, H, 1, *] -> [B, L, H, *]
+            attention = out.attention
+            trace = (attention.decoder_self[:, :, :, -1].transpose(0, 1),
+                     attention.cross[:, :, :, -1].transpose(0, 1))  # fmt: skip
+        return Stepped(out.logits[:, -1], _BeamCache(out.cache, cache.group), trace)
+
+    return step
+
+
+def _best_draws(drawn: list[Hypothesis], length_penalty: LengthPenalty,
+                n_best: int) -> list[Hypothesis]:  # fmt: skip
+    """The n_best of a source's sampled translations, scored as beam search scores its own."""
+    scored = [replace(h, score=h.log_prob / length_penalty(len(h.tokens))) for h in drawn]
+    return sorted(scored, key=lambda h: -h.score)[:n_best]
+
+
+def pad(sources: list[list[int]], pad_id: int, device: torch.device | str = "cpu") -> Tensor:
+    """Right-padded [B, S] ids."""
+    src = torch.full((len(sources), max(map(len, sources))), pad_id, dtype=torch.long)
+    for i, ids in enumerate(sources):
+        src[i, : len(ids)] = torch.tensor(ids, dtype=torch.long)
+    return src.to(device)
+
+
+def fit_source(ids: list[int], config: Any) -> list[int]:
+    """A source the model can read: end-of-sentence alone for an empty one, and the first
+    max_positions - 1 tokens (with a warning) of one too long."""
+    limit = config.max_positions
+    ids = list(ids) or [config.eos_id]
+    if len(ids) > limit:
+        warnings.warn(
+            f"a source of {len(ids)} tokens is longer than the model's max_positions="
+            f"{limit}; translating its first {limit - 1} tokens only",
+            stacklevel=4,
+        )
+        ids = ids[: limit - 1] + [config.eos_id]
+    return ids
+
+
+def max_length(source_length: int, wanted: int | None, config: Any) -> int:
+    """Generated tokens at most for a source: ``wanted``, or its length + ``EXTRA_LENGTH``,
+    within the model's positions."""
+    wanted = source_length + EXTRA_LENGTH if wanted is None else wanted
+    return min(wanted, config.max_positions)  # DecodingOptions refused max_length < 1

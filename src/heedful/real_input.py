@@ -1,0 +1,209 @@
+"""Real input: texts as people write them, made into sentences a model translates, and back.
+
+    texts -> paragraphs cut into sentences (heedful.segment)
+          -> each sentence prepared: URLs, e-mail addresses and long numbers replaced by
+             placeholders (heedful.protect), ALL CAPS and Title Case cased (heedful.casing),
+             words the model cannot read set aside (heedful.unknown_words)
+          -> every sentence of every text in one ``Translator.generate``
+          -> each translation finished: the words set aside put back, capitals, the spans
+          -> a paragraph's n best from its sentences' by summed score
+
+A Translator turns each step on or off (``split_sentences``, ``protect_spans``,
+``uncapitalise``, ``carry_unreadable``); imported Marian models have them off, to translate as
+their own tools do.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+from heedful.casing import capitalise, is_all_caps, is_title_case, uncapitalise
+from heedful.decoding import DecodingOptions
+from heedful.explain.align import align, penultimate
+from heedful.explain.words import STANDALONE
+from heedful.protect import Protected, find_spans, protect
+from heedful.segment import Paragraph
+from heedful.unknown_words import Unreadable, put_back, split_unreadable
+
+
+@dataclass
+class Translation:
+    """One of a source's n best translations. A source of several sentences is translated
+    sentence by sentence: its score is the sum of theirs, its tokens theirs one after the other."""
+
+    text: str
+    score: float
+    tokens: list[int]  # generated ids, ending with end-of-sentence unless cut at max_length
+
+
+@dataclass
+class Prepared:
+    """A sentence as the model is given it: cased if it was in capitals or Title Case
+    (heedful.casing, ``caps``: it was in capitals), its URLs, e-mail addresses and long numbers
+    replaced by placeholders (heedful.protect)."""
+
+    text: str
+    protected: Protected | None
+    caps: bool
+
+
+def translate_texts(
+    translator, texts: list[str], options: DecodingOptions
+) -> list[list[Translation]]:
+    """``Translator.translate_n_best``: each text's ``options.n_best`` translations, best first.
+    All sentences of all texts go to the model in one ``translator.generate``."""
+    if isinstance(texts, str):
+        raise TypeError("translate takes a list of texts; wrap a single text in a list")
+    paragraphs = [paragraph(translator, text) for text in texts]
+    in_capitals = [paragraph_in_capitals(translator, p) for p in paragraphs for _ in p.spans]
+    found = translate_sentences(
+        translator, [s for p in paragraphs for s in p.sentences], in_capitals, options
+    )
+    out, at = [], 0
+    for p in paragraphs:
+        parts, at = found[at : at + len(p.spans)], at + len(p.spans)
+        out.append(paragraph_n_best(p, parts, options.n_best))
+    return out
+
+
+def paragraph(translator, text: str) -> Paragraph:
+    """``text`` cut into sentences, or, without ``split_sentences``, one sentence."""
+    if not translator.split_sentences:
+        return Paragraph(text, [(0, len(text))] if text.strip() else [])
+    return translator._splitter.split(text, find_spans(text) if translator.protect_spans else ())
+
+
+def paragraph_in_capitals(translator, paragraph: Paragraph) -> bool:
+    """Whether a paragraph of several sentences is in capitals, but for its spans (URLs...)."""
+    if not translator.uncapitalise or len(paragraph.spans) < 2:
+        return False
+    text = paragraph.text
+    for start, end in reversed(find_spans(text)):
+        text = f"{text[:start]} {text[end:]}"
+    return is_all_caps(text)
+
+
+def paragraph_n_best(
+    paragraph: Paragraph, parts: list[list[Translation]], n_best: int
+) -> list[Translation]:
+    """A paragraph's n best translations from its sentences' (``parts``): the combinations with
+    the highest sums of scores. A sentence left untranslated (no tokens: nothing the model can
+    read) is kept as it is when the paragraph has others."""
+    best: list[tuple[float, list[Translation]]] = [(0.0, [])]
+    for sentence, options in zip(paragraph.sentences, parts, strict=True):
+        if len(parts) > 1 and not options[0].tokens:
+            options = [Translation(sentence, 0.0, [])]
+        combined = [(score + o.score, chosen + [o]) for score, chosen in best for o in options]
+        best = sorted(combined, key=lambda pair: -pair[0])[:n_best]
+    return [
+        Translation(paragraph.join([o.text for o in chosen]), score,
+                    [t for o in chosen for t in o.tokens])
+        for score, chosen in best
+    ]  # fmt: skip
+
+
+def translate_sentences(translator, sentences: list[str], in_capitals: list[bool],
+                        options: DecodingOptions) -> list[list[Translation]]:  # fmt: skip
+    """Each sentence's n best translations (none for one the model cannot read, with a
+    warning); ``in_capitals``: whether each is in a paragraph in capitals."""
+    tokenizer = translator.tokenizer
+    prepared = [prepare(translator, s, c) for s, c in zip(sentences, in_capitals, strict=True)]
+    src_ids = tokenizer.encode_batch([p.text for p in prepared])
+    todo, unreadable = [], []
+    carried: dict[int, Unreadable] = {}  # sources with words the model cannot read
+    for i, (text, ids) in enumerate(zip(sentences, src_ids, strict=True)):
+        if not text.strip() or all(t == translator.config.eos_id for t in ids):
+            continue
+        if not translator._knows_some_of(ids):
+            unreadable.append(i)
+            continue
+        todo.append(i)
+        split = _split_unreadable(translator, prepared[i].text, ids)
+        if split is not None:
+            carried[i] = split
+            src_ids[i] = tokenizer.encode(split.text)
+    if unreadable:
+        warnings.warn(
+            f"{len(unreadable)} source{'s hold' if len(unreadable) > 1 else ' holds'} only "
+            "characters outside the model's vocabulary (the first: "
+            f"{sentences[unreadable[0]][:40]!r}); left untranslated",
+            stacklevel=5,
+        )
+    hypotheses = translator.generate([src_ids[i] for i in todo], options=options)
+    out: list[list[Translation]] = [[Translation("", 0.0, [])] for _ in sentences]
+    for i, found in zip(todo, hypotheses, strict=True):
+        out[i] = [
+            Translation(finish(translator, prepared[i], carried.get(i), translator._text(h.tokens)),
+                        h.score, h.tokens)
+            for h in found
+        ]  # fmt: skip
+    return out
+
+
+def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
+    """The sentence with placeholders for what the model cannot copy (``protect_spans``),
+    cased as usual if it is in capitals or Title Case (``uncapitalise``); a short sentence
+    of a paragraph ``in_capitals`` counts as in capitals."""
+    source, target = translator.source_language, translator.target_language
+    protected = protect(sentence, source, target) if translator.protect_spans else None
+    text = sentence if protected is None else protected.text
+    placeholders = [] if protected is None else protected.placeholders
+    cased = translator.uncapitalise
+    caps = cased and is_all_caps(text, placeholders, short=in_capitals)
+    if caps or cased and is_title_case(text, placeholders):
+        text = uncapitalise(text, translator._rarity, placeholders)
+    return Prepared(text, protected, caps)
+
+
+def finish(translator, prepared: Prepared, carried: Unreadable | None, translation: str) -> str:
+    """The model's translation of ``prepared.text`` with the words carried past the model
+    put back, and the placeholders' spans too, in capitals if the source was."""
+    protected = prepared.protected
+    split = carried or Unreadable(prepared.text.split(), [], [])
+    if protected is not None:
+        split = protected.missing(translation, split)
+    if split.words:
+        translation = _put_back(translator, split, translation)
+    if prepared.caps:
+        translation = capitalise(translation, [] if protected is None else protected.placeholders)
+    return translation if protected is None else protected.restore(translation)
+
+
+def _split_unreadable(translator, text: str, ids: list[int]) -> Unreadable | None:
+    """The words of a source that the model cannot read at all (heedful.unknown_words), if
+    it has some besides words it can."""
+    unk_id = getattr(translator.tokenizer, "unk_id", None)
+    if not translator.carry_unreadable or unk_id is None or unk_id not in ids:
+        return None
+    encode = translator.tokenizer.encode
+    return split_unreadable(text, lambda char: not translator._knows_some_of(encode(char)))
+
+
+def _put_back(translator, split: Unreadable, translation: str) -> str:
+    """The translation of ``split.text`` with the words the model could not read put back,
+    those between readable words where word alignment (penultimate layer) puts them."""
+    links = None
+    inside = any(0 <= before < len(split.readable) - 1 for before in split.after)
+    if inside and translation:
+        words = translator.attend(split.text, target=translation).words()
+        targets = [w for w in words.target_pieces if w not in STANDALONE]
+        if len(targets) == len(translation.split()):  # else: by relative place
+            links = align(words, penultimate(words.cross.shape[0]))
+    return put_back(split, translation, links)
+
+
+def knows_some_of(tokenizer, eos_id: int, ids: list[int]) -> bool:
+    """Whether a source holds a piece other than unknown characters, a bare word boundary
+    and end-of-sentence: from nothing else a model can only hallucinate."""
+    unknown = {eos_id, getattr(tokenizer, "unk_id", None)}
+    pieces = tokenizer.pieces(ids)
+    return any(i not in unknown and p != "\u2581" for i, p in zip(ids, pieces, strict=True))
+
+
+def rarity(tokenizer, word: str) -> tuple[int, float]:
+    """How rare a spelling of a word is to the tokenizer (heedful.casing): its pieces, then
+    minus their scores, where the tokenizer has them."""
+    ids = tokenizer.encode(word)
+    score = getattr(getattr(tokenizer, "sp", None), "get_score", None)
+    return len(ids), -sum(map(score, ids)) if score is not None else 0.0
