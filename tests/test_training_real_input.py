@@ -192,8 +192,12 @@ def test_the_alignment_head_sees_what_the_model_computes():
     expected = out.attention.cross[1, :, 1]  # [B, T, S]
     got = head.log_weights().exp()
     assert torch.allclose(got, expected, atol=1e-5)
-    index, weights = batch_entries([[(0, 0), (1, 0), (2, 1)], [(3, 2)]])
+    index, weights = batch_entries([[(0, 0), (1, 0), (2, 1)], [(3, 2)]], shift=0)
     assert index.tolist() == [[0, 0, 0], [0, 0, 1], [0, 1, 2], [1, 2, 3]]
+    shifted, _ = batch_entries([[(0, 0), (1, 0), (2, 1)], [(3, 2)]])  # where y_t is the input
+    assert (shifted[:, 1] == index[:, 1] + 1).all() and (
+        shifted[:, [0, 2]] == index[:, [0, 2]]
+    ).all()
     assert weights.tolist() == [0.5, 0.5, 1.0, 1.0]
     model(src, tgt)
     loss = alignment_loss(head.log_weights(), index, weights)
@@ -224,7 +228,7 @@ def test_guided_alignment_lowers_its_loss_and_is_recorded(straight_real_input):
     records = [r for r in read_log(straight_real_input / "log.jsonl") if r["kind"] == "train"]
     assert records[-1]["align_loss"] < records[0]["align_loss"]
     meta = load_model_dir(straight_real_input)[2]
-    assert meta["alignment"] == {"method": "predict", "layer": 0, "heads": [0],
+    assert meta["alignment"] == {"method": "shift", "layer": 0, "heads": [0],
                                  "chosen_on": "guided training (eflomal)"}  # fmt: skip
     assert meta["data"]["augmented"]["names"] > 0
     links = (straight_real_input / "alignments.txt").read_text().splitlines()

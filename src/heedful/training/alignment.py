@@ -3,7 +3,8 @@
     training pairs --eflomal, both directions, grow-diag-final-and--> word links
         (once per run, kept in DIR/alignments.txt with a fingerprint of the pairs)
     -> links between subword pieces (``heedful.wordalign.piece_links``)
-    -> per batch, (row, target position, source position, weight) entries
+    -> per batch, (row, decoder position, source position, weight) entries: by default the
+       position where the target piece is the decoder's input (``AlignConfig.position``)
     -> loss = -Σ weight · log attention[row, head, target position, source position]
 
 A target piece linked to k source pieces puts weight 1/k on each. The head's attention is
@@ -81,16 +82,18 @@ def pair_piece_links(
     return piece_links(links, s_words, t_words)
 
 
-def batch_entries(links: list[list[tuple[int, int]]]) -> tuple[Tensor, Tensor]:
-    """A batch's links (one list per row) -> index [N, 3] of (row, target position, source
-    position) and weights [N]: 1/k for a target piece linked to k source pieces."""
+def batch_entries(links: list[list[tuple[int, int]]], *, shift: int = 1) -> tuple[Tensor, Tensor]:
+    """A batch's links (one list per row) -> index [N, 3] of (row, decoder position, source
+    position) and weights [N]: 1/k for a target piece linked to k source pieces. Target piece t
+    is read at decoder position t + ``shift``: 1 where it is the decoder's input (after the
+    start token), 0 at the step that predicts it."""
     index, weights = [], []
     for row, pairs in enumerate(links):
         per_target: dict[int, int] = {}
         for _, t in pairs:
             per_target[t] = per_target.get(t, 0) + 1
         for s, t in pairs:
-            index.append((row, t, s))
+            index.append((row, t + shift, s))
             weights.append(1.0 / per_target[t])
     if not index:
         return torch.zeros(0, 3, dtype=torch.long), torch.zeros(0)

@@ -95,7 +95,13 @@ def model_logits(model: nn.Module, batch: Batch) -> Tensor:
 
 
 def collate(
-    corpus: Corpus, indices: list[int], *, start_id: int, eos_id: int, pad_id: int = 0
+    corpus: Corpus,
+    indices: list[int],
+    *,
+    start_id: int,
+    eos_id: int,
+    pad_id: int = 0,
+    align_shift: int = 1,
 ) -> Batch:
     """Token ids of the pairs (or, without a source side, the texts) ``indices`` -> a Batch."""
     targets = [corpus.tgt[i] for i in indices]
@@ -108,7 +114,9 @@ def collate(
     if corpus.align is not None:
         from heedful.training.alignment import batch_entries
 
-        batch.align_index, batch.align_weights = batch_entries([corpus.align[i] for i in indices])
+        batch.align_index, batch.align_weights = batch_entries(
+            [corpus.align[i] for i in indices], shift=align_shift
+        )
     return batch
 
 

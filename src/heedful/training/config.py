@@ -124,14 +124,18 @@ class AlignConfig:
     """Guided alignment (Garg et al., 2019): one cross-attention head is trained, beside the
     translation loss, towards eflomal's word alignments of the training pairs (computed once per
     run and kept in DIR/alignments.txt). The loss is the cross-entropy between the head's
-    attention at the step that predicts a target piece and the aligned source pieces (uniform
-    over them), summed over aligned target pieces and scaled by ``weight``, divided by the
-    update's target tokens like the translation loss. Target pieces eflomal left unaligned add
-    nothing."""
+    attention for a target piece and the aligned source pieces (uniform over them), summed over
+    aligned target pieces and scaled by ``weight``, divided by the update's target tokens like
+    the translation loss. Target pieces eflomal left unaligned add nothing.
+
+    ``position``: which decoder step's attention is supervised for target piece y_t: ``shift``,
+    the step where y_t is the decoder's input (it has seen y_t, as Garg et al.'s full-context
+    head and Chen et al.'s shift-attention), or ``predict``, the step that predicts y_t."""
 
     weight: float = 0.0  # 0: off. Marian's default for the same loss is 0.1
     layer: int | None = None  # decoder layer, from 0; None: the penultimate
     head: int = 0
+    position: Literal["shift", "predict"] = "shift"
 
 
 @dataclass(frozen=True)

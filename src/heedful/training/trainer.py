@@ -155,7 +155,7 @@ class Trainer:
             if layer is None:
                 layer = max(0, model_config.n_decoder_layers - 2)
             self.align_head = AlignmentHead(self.model, layer, config.align.head)
-            self.alignment_record = {"method": "predict", "layer": layer,
+            self.alignment_record = {"method": config.align.position, "layer": layer,
                                      "heads": [config.align.head],
                                      "chosen_on": "guided training (eflomal)"}  # fmt: skip
         self.model.train()
@@ -293,7 +293,8 @@ class Trainer:
         update_tokens = sum(self.stream.tgt_lengths[i] for b in batches for i in b)
         mine = [
             collate(self.data.train, b, start_id=self.model.config.start_id,
-                    eos_id=self.model.config.eos_id)
+                    eos_id=self.model.config.eos_id,
+                    align_shift=int(self.config.align.position == "shift"))
             for b in batches[self.dist.rank :: world]
         ]  # fmt: skip
         step += 1
