@@ -466,38 +466,35 @@ def test_long_requests_finish_one_after_the_other_not_all_late(dirs, translators
 
 RSS = """
 import sys, torch
-from heedful.serve.memory import give_back, use_default_allocator
+from heedful.serve.memory import give_back
 def rss():  # bytes resident now
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * 4096
-if sys.argv[1] == "default":
-    use_default_allocator()
 before = rss()
 size = int(sys.argv[2])
 blocks = [torch.ones(size // 4) for _ in range(400_000_000 // size)]  # 400 MB
 peak = rss()
 del blocks
 freed = rss()
-if sys.argv[1] == "trim":
+if sys.argv[1] == "give back":
     give_back()
 print(before, peak, freed, rss())
 """
 
 
-@pytest.mark.parametrize("way, block", [("trim", 80_000), ("default", 1_000_000)])
-def test_the_server_gives_memory_back_under_the_commands_allocator_settings(way, block):
-    """Under the `heedful` command's MALLOC_* settings freed memory stays resident. The server's
-    give_back (after large work) returns it, blocks small or large; use_default_allocator (at
-    start) lets glibc return large blocks by itself."""
+@pytest.mark.parametrize("block", [80_000, 1_000_000])
+def test_the_server_gives_memory_back_under_the_commands_allocator_settings(block):
+    """Under the `heedful` command's MALLOC_* settings freed memory stays resident, in small
+    blocks or large; give_back, which the server calls after large work, returns it."""
     env = {**os.environ, "MALLOC_MMAP_MAX_": "0", "MALLOC_TRIM_THRESHOLD_": "100000000000"}
     out = {}
-    for arm in ("keep", way):
+    for arm in ("keep", "give back"):
         command = [sys.executable, "-c", RSS, arm, str(block)]
         run = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
         out[arm] = [int(x) for x in run.stdout.split()]
     before, peak, freed, after = out["keep"]
     assert peak - before > 300e6 and freed - before > 300e6 and after - before > 300e6
-    before, peak, freed, after = out[way]
+    before, peak, freed, after = out["give back"]
     assert peak - before > 300e6 and after - before < 50e6
 
 

@@ -90,7 +90,6 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from heedful.serve import create_app
-    from heedful.serve.memory import use_default_allocator
 
     if args.timeout <= 0:
         raise ValueError(f"--timeout must be positive, not {args.timeout}")
@@ -106,8 +105,6 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--rate-limit must be at least 1, not {args.rate_limit}")
     if args.api_keys is not None and not Path(args.api_keys).is_file():
         raise FileNotFoundError(f"API keys file not found: {args.api_keys}")
-    # The command's MALLOC_* settings keep every freed byte: a server gives memory back.
-    use_default_allocator()
     allowed = list(args.allowed_host)
     if args.host not in ("0.0.0.0", "::", ""):
         allowed.append(args.host)  # reached by the address it listens on

@@ -5,24 +5,25 @@ A torch module and its decoding caches are not safe to share between threads, so
 a single worker thread (``ThreadPoolExecutor(max_workers=1)``) and the event loop only waits on
 futures. The thread runs one batch per turn:
 
-- **Gathering.** A request queues its texts (a job) and asks for a turn. When the thread was idle,
-  the turn first waits until ``gather_s`` (a few milliseconds) after the oldest job arrived, so
-  that requests sent together share a batch; a busy thread does not wait: requests pile up while a
-  batch runs and the next turn takes them.
+- **Gathering.** A request queues its texts (a job) and asks for a turn. A turn first waits
+  until ``gather_s`` (a few milliseconds) after the oldest job arrived, so that requests sent
+  together share a batch; on a busy model the oldest has waited longer than that already
+  (requests pile up while a batch runs), and the turn starts at once.
 - **Pieces.** The unit of work is one text (``Translator.translate_n_best`` cuts a text into its
   sentences and batches them). A text costs ``sentence_cost``: the sentences it seems to hold
   times the beam (at least 4, the Translator's batch of 32 sentences at beam 4 being one full
   batch), and a turn takes at most ``batch_cost`` of it, so that a request of 32 long texts at
   beam 8 runs in many turns instead of one.
-- **By size.** Each turn is led by the request with the least work left (the least recently
-  served among equals), and takes only texts of its beam size and n-best, and of its size class
-  (a sentence or two, or longer), so that a short request does not wait for long texts in its own
-  batch. The batch takes the lead's texts, then those of the requests with the next least work,
-  smallest texts first, until the budget is spent. So a short request waits for the batch that is
-  running, then runs in the next one, however much long work is queued; and long requests finish
-  one after the other (shortest remaining work first) instead of all of them late. (Short
-  requests that keep the model busy without a pause would hold long ones back, up to their
-  timeout: under such a load something has to wait.)
+- **By size.** Requests whose work left fits in one batch come first, the least recently served
+  first (first come, first served); then the larger ones, the least work left first. Each turn
+  is led by the first of them, and takes only texts of its beam size and n-best, and of its size
+  class (a sentence or two, or longer), so that a short request does not wait for long texts in
+  its own batch: the lead's texts, then those of the next requests in that order, smallest texts
+  first, until the budget is spent. So a short request waits for the batch that is running,
+  then runs in the next one (or the one after, behind earlier short ones), however much long
+  work is queued; and long requests finish one after the other instead of all of them late.
+  (Short requests that keep the model busy without a pause would hold long ones back, up to
+  their timeout: under such a load something has to wait.)
 
 Blank texts (white space or invisible characters only) are answered "" without the model. A
 request that gives up (its timeout, or its client gone) is dropped from the queue; a batch
@@ -163,7 +164,6 @@ class ModelWorker:
         self._queue: list[_Job] = []
         self._turns = itertools.count()
         self._turn_pending = False  # a _turn is submitted and has not started
-        self._idle = True  # the latest turn found nothing to do
         self._cost_since_trim = 0
         self._attended = _AttendedCache(ATTENDED_CACHE_BYTES)
 
@@ -227,13 +227,11 @@ class ModelWorker:
         is left."""
         with self._mutex:
             self._turn_pending = False
-            was_idle = self._idle
-            oldest = min((j.arrived for j in self._queue), default=None)
-        if was_idle and oldest is not None:
+            oldest = min((j.arrived for j in self._queue if not j.abandoned), default=None)
+        if oldest is not None:
             time.sleep(max(0.0, oldest + self.gather_s - time.monotonic()))
         with self._mutex:
             batch = self._next_batch()
-            self._idle = batch is None
         if batch is not None:
             self._run(batch)
         with self._mutex:
@@ -241,7 +239,6 @@ class ModelWorker:
                 self._ask_for_turn()
                 return
             self._queue.clear()
-            self._idle = True
             trim = self._cost_since_trim >= TRIM_AFTER_COST
             if trim:
                 self._cost_since_trim = 0
@@ -254,7 +251,7 @@ class ModelWorker:
         self._queue = [j for j in self._queue if j.todo and not j.abandoned]
         if not self._queue:
             return None
-        order = sorted(self._queue, key=lambda j: (j.remaining, j.served))
+        order = sorted(self._queue, key=self._priority)
         lead = order[0]
         long = lead.is_long(lead.todo[0])
         batch: list[tuple[_Job, int]] = []
@@ -271,6 +268,11 @@ class ModelWorker:
                 spent += cost
         self._cost_since_trim += spent
         return batch
+
+    def _priority(self, job: _Job) -> tuple:
+        if job.remaining <= self.batch_cost:  # a small request: first come, first served
+            return (0, job.served)
+        return (1, job.remaining, job.served)
 
     def _run(self, batch: list[tuple[_Job, int]]) -> None:
         """On the worker thread: translate the batch and hand each job its answers."""
