@@ -114,37 +114,46 @@ def generate(
     keep_attention: bool = False,
     onednn_weights: OneDNNWeights | None = None,
     beam: Callable[..., list[list[Hypothesis]]] = beam_search,
+    memories: list[Tensor] | None = None,
 ) -> list[list[Hypothesis]]:
     """Per source (ids ending with end-of-sentence), its ``options.n_best`` hypotheses, best
     first, in the caller's order. ``banned``: ids never generated; ``force_eos``: an output cut
     at max_length ends with end-of-sentence. ``keep_attention``: each hypothesis's trace holds,
     per token, its decoder self-attention [L, H, t] and cross-attention [L, H, S] (beam search
     reorders them with the beams). ``onednn_weights``: the packed weights kept between calls
-    (``heedful.cpu.onednn_linears``). ``beam``: the beam search to run (a test's spy)."""
+    (``heedful.cpu.onednn_linears``). ``beam``: the beam search to run (a test's spy).
+    ``memories``: a list to fill with each source's encoder output [S, d_model], in the
+    caller's order (for a teacher-forced pass after decoding to reuse).
+    """
     config = model.config
     sources = [fit_source(ids, config) for ids in src_ids]
     generator = None if options.sampling is None else options.sampling.generator()
     order = sorted(range(len(sources)), key=lambda i: -len(sources[i]))
     results: list[list[Hypothesis]] = [[] for _ in sources]
+    if memories is not None:
+        memories[:] = [torch.empty(0)] * len(sources)
     with onednn_linears(model, onednn_weights or OneDNNWeights()):
         for start in range(0, len(order), options.batch_size):
             batch = order[start : start + options.batch_size]
             lengths = [max_length(len(sources[i]), options.max_length, config) for i in batch]
-            found = _search(
+            found, memory = _search(
                 model, [sources[i] for i in batch], lengths, options, banned=banned,
                 force_eos=force_eos, keep_attention=keep_attention, generator=generator, beam=beam,
             )  # fmt: skip
-            for i, hypotheses in zip(batch, found, strict=True):
+            for row, (i, hypotheses) in enumerate(zip(batch, found, strict=True)):
                 results[i] = hypotheses
+                if memories is not None:
+                    memories[i] = memory.states[row, : len(sources[i])]
     return results
 
 
 def _search(model, sources, max_lengths, options, *, banned, force_eos, keep_attention,
-            generator, beam) -> list[list[Hypothesis]]:  # fmt: skip
-    """One batch: the sources encoded once, then searched (or sampled) over one step function."""
+            generator, beam) -> tuple[list[list[Hypothesis]], Memory]:  # fmt: skip
+    """One batch: the sources encoded once (their Memory is returned too), then searched (or
+    sampled) over one step function."""
     config = model.config
     src = pad(sources, config.pad_id, next(model.parameters()).device)
-    memory = model.encode(src)
+    memory = encoded = model.encode(src)
     beam_size, draws = options.beam_size, 1
     if options.sampling is not None:  # each source's beam_size draws are rows side by side
         draws, beam_size = beam_size, 1
@@ -169,13 +178,13 @@ def _search(model, sources, max_lengths, options, *, banned, force_eos, keep_att
         return [
             _best_draws(drawn[i : i + draws], options.penalty, options.n_best)
             for i in range(0, rows, draws)
-        ]
+        ], encoded
     if beam_size == 1:
-        return [[h] for h in greedy_search(step, cache, start, **common)]
+        return [[h] for h in greedy_search(step, cache, start, **common)], encoded
     return beam(
         step, cache, start, beam_size=beam_size, length_penalty=options.penalty,
         n_best=options.n_best, early_stopping=options.early_stopping, **common,
-    )  # fmt: skip
+    ), encoded  # fmt: skip
 
 
 def step_function(model: nn.Module, keep_attention: bool):
@@ -208,17 +217,18 @@ def pad(sources: list[list[int]], pad_id: int, device: torch.device | str = "cpu
     return src.to(device)
 
 
-def fit_source(ids: list[int], config: Any) -> list[int]:
+def fit_source(ids: list[int], config: Any, *, quiet: bool = False) -> list[int]:
     """A source the model can read: end-of-sentence alone for an empty one, and the first
-    max_positions - 1 tokens (with a warning) of one too long."""
+    max_positions - 1 tokens (with a warning unless ``quiet``) of one too long."""
     limit = config.max_positions
     ids = list(ids) or [config.eos_id]
     if len(ids) > limit:
-        warnings.warn(
-            f"a source of {len(ids)} tokens is longer than the model's max_positions="
-            f"{limit}; translating its first {limit - 1} tokens only",
-            stacklevel=4,
-        )
+        if not quiet:
+            warnings.warn(
+                f"a source of {len(ids)} tokens is longer than the model's max_positions="
+                f"{limit}; translating its first {limit - 1} tokens only",
+                stacklevel=4,
+            )
         ids = ids[: limit - 1] + [config.eos_id]
     return ids
 

@@ -19,8 +19,9 @@ copied as they are.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from heedful.textmap import Span, TextMap
 from heedful.unknown_words import Unreadable
 
 # what the bundled models copy, the same in Spanish, English and French
@@ -65,6 +66,7 @@ class Protected:
     text: str  # what the model translates
     placeholders: list[str]
     spans: list[str]  # what each placeholder stands for in the translation
+    places: list[Span] = field(default_factory=list)  # where each span was in the sentence
 
     def missing(self, translation: str, split: Unreadable) -> Unreadable:
         """``split`` (the model's source, and the words carried past the model) with the
@@ -86,6 +88,24 @@ class Protected:
             translation = _find(placeholder).sub(lambda _, span=span: span, translation)
         return translation
 
+    def restore_map(self, translation: str) -> tuple[str, TextMap]:
+        """``restore``, and the map from ``translation``'s offsets to the restored text's."""
+        found = sorted(
+            (match.span(), span)
+            for placeholder, span in zip(self.placeholders, self.spans, strict=True)
+            for match in _find(placeholder).finditer(translation)
+        )
+        return TextMap.replacing(translation, found)
+
+    def sentence_map(self, sentence: str) -> TextMap:
+        """The map from ``text``'s offsets to those of ``sentence``, the text protected."""
+        text, forward = TextMap.replacing(
+            sentence, list(zip(self.places, self.placeholders, strict=True))
+        )
+        if text != self.text:
+            raise ValueError(f"{self.text!r} was not protected from {sentence!r}")
+        return forward.inverse()
+
 
 def protect(text: str, source: str | None = None, target: str | None = None) -> Protected | None:
     """``text`` with its spans replaced by placeholders it does not already hold (numbers for
@@ -95,7 +115,7 @@ def protect(text: str, source: str | None = None, target: str | None = None) -> 
     if not spans:
         return None
     free = {pool: [p for p in pool if not _find(p).search(text)] for pool in (NAMES, NUMBERS)}
-    out, placeholders, originals, at = [], [], [], 0
+    out, placeholders, originals, places, at = [], [], [], [], 0
     for start, end in spans:
         span = text[start:end]
         pool = free[NAMES if "@" in span or not span.lstrip("+")[0].isdigit() else NUMBERS]
@@ -103,9 +123,10 @@ def protect(text: str, source: str | None = None, target: str | None = None) -> 
             continue  # more spans than placeholders: the model is given the rest as they are
         placeholders.append(pool.pop(0))
         originals.append(localise_number(span, source, target))
+        places.append((start, end))
         out += [text[at:start], placeholders[-1]]
         at = end
-    return Protected("".join(out) + text[at:], placeholders, originals)
+    return Protected("".join(out) + text[at:], placeholders, originals, places)
 
 
 def localise_number(span: str, source: str | None, target: str | None) -> str:
@@ -125,6 +146,12 @@ def localise_number(span: str, source: str | None, target: str | None) -> str:
     if whole != match.group(1):  # it was grouped: group it again
         whole = f"{int(whole):,}".replace(",", to_group)
     return whole if match.group(2) is None else f"{whole}{to_mark}{match.group(2)}"
+
+
+def find_word(word: str, text: str) -> Span | None:
+    """Where ``word`` first stands as a word of its own in ``text`` (a placeholder), if it does."""
+    match = _find(word).search(text)
+    return None if match is None else match.span()
 
 
 def _find(word: str) -> re.Pattern[str]:

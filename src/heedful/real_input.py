@@ -7,6 +7,8 @@
           -> every sentence of every text in one ``Translator.generate``
           -> each translation finished: the words set aside put back, capitals, the spans
           -> a paragraph's n best from its sentences' by summed score
+          -> with ``alignments``, each translation's word links as spans of the text given and
+             of the translation (heedful.explain.alignment_spans)
 
 A Translator turns each step on or off (``split_sentences``, ``protect_spans``,
 ``uncapitalise``, ``carry_unreadable``); imported Marian models have them off, to translate as
@@ -18,13 +20,17 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass
 
+from torch import Tensor
+
 from heedful.casing import capitalise, is_all_caps, is_title_case, uncapitalise
-from heedful.decoding import DecodingOptions
+from heedful.decoding import DecodingOptions, fit_source
 from heedful.explain.align import align, penultimate
+from heedful.explain.alignment_spans import AlignedPair, Side, WordLink, align_translations, copied
 from heedful.explain.words import STANDALONE
-from heedful.protect import Protected, find_spans, protect
+from heedful.protect import Protected, find_spans, find_word, protect
 from heedful.segment import Paragraph
-from heedful.unknown_words import Unreadable, put_back, split_unreadable
+from heedful.textmap import Span, TextMap
+from heedful.unknown_words import Unreadable, put_back_spans, split_unreadable
 
 
 @dataclass
@@ -35,6 +41,8 @@ class Translation:
     text: str
     score: float
     tokens: list[int]  # generated ids, ending with end-of-sentence unless cut at max_length
+    alignment: list[WordLink] | None = None  # with alignments=True: spans of the source text
+    # given and of ``text``, sorted by source then target
 
 
 @dataclass
@@ -43,13 +51,26 @@ class Prepared:
     (heedful.casing, ``caps``: it was in capitals), its URLs, e-mail addresses and long numbers
     replaced by placeholders (heedful.protect)."""
 
+    sentence: str  # as given
     text: str
     protected: Protected | None
     caps: bool
 
 
+@dataclass
+class Finished:
+    """A translation on its way from the model to the user, stage by stage."""
+
+    model: str  # the model's translation
+    split: Unreadable  # the words set aside (placeholders the model dropped among them)
+    put_back: str  # with them put back
+    carried: list[Span]  # where each of split.words is in put_back
+    cased: str  # in capitals if the source was
+    text: str  # with the placeholders' spans: the translation
+
+
 def translate_texts(
-    translator, texts: list[str], options: DecodingOptions
+    translator, texts: list[str], options: DecodingOptions, *, alignments: bool = False
 ) -> list[list[Translation]]:
     """``Translator.translate_n_best``: each text's ``options.n_best`` translations, best first.
     All sentences of all texts go to the model in one ``translator.generate``."""
@@ -57,13 +78,12 @@ def translate_texts(
         raise TypeError("translate takes a list of texts; wrap a single text in a list")
     paragraphs = [paragraph(translator, text) for text in texts]
     in_capitals = [paragraph_in_capitals(translator, p) for p in paragraphs for _ in p.spans]
-    found = translate_sentences(
-        translator, [s for p in paragraphs for s in p.sentences], in_capitals, options
-    )
+    sentences = [s for p in paragraphs for s in p.sentences]
+    found = translate_sentences(translator, sentences, in_capitals, options, alignments)
     out, at = [], 0
     for p in paragraphs:
         parts, at = found[at : at + len(p.spans)], at + len(p.spans)
-        out.append(paragraph_n_best(p, parts, options.n_best))
+        out.append(paragraph_n_best(p, parts, options.n_best, alignments))
     return out
 
 
@@ -85,26 +105,32 @@ def paragraph_in_capitals(translator, paragraph: Paragraph) -> bool:
 
 
 def paragraph_n_best(
-    paragraph: Paragraph, parts: list[list[Translation]], n_best: int
+    paragraph: Paragraph, parts: list[list[Translation]], n_best: int, alignments: bool = False
 ) -> list[Translation]:
     """A paragraph's n best translations from its sentences' (``parts``): the combinations with
     the highest sums of scores. A sentence left untranslated (no tokens: nothing the model can
-    read) is kept as it is when the paragraph has others."""
+    read) is kept as it is when the paragraph has others (each word linked to itself)."""
     best: list[tuple[float, list[Translation]]] = [(0.0, [])]
     for sentence, options in zip(paragraph.sentences, parts, strict=True):
         if len(parts) > 1 and not options[0].tokens:
-            options = [Translation(sentence, 0.0, [])]
+            options = [Translation(sentence, 0.0, [], copied(sentence) if alignments else None)]
         combined = [(score + o.score, chosen + [o]) for score, chosen in best for o in options]
         best = sorted(combined, key=lambda pair: -pair[0])[:n_best]
-    return [
-        Translation(paragraph.join([o.text for o in chosen]), score,
-                    [t for o in chosen for t in o.tokens])
-        for score, chosen in best
-    ]  # fmt: skip
+    out = []
+    for score, chosen in best:
+        texts = [o.text for o in chosen]
+        links = None
+        if alignments:  # each sentence's links moved to the paragraph's and its translation's
+            places = zip(paragraph.spans, paragraph.places(texts), chosen, strict=True)
+            links = [k.shifted(s, t) for (s, _), t, o in places for k in o.alignment or []]
+        tokens = [t for o in chosen for t in o.tokens]
+        out.append(Translation(paragraph.join(texts), score, tokens, links))
+    return out
 
 
 def translate_sentences(translator, sentences: list[str], in_capitals: list[bool],
-                        options: DecodingOptions) -> list[list[Translation]]:  # fmt: skip
+                        options: DecodingOptions,
+                        alignments: bool = False) -> list[list[Translation]]:  # fmt: skip
     """Each sentence's n best translations (none for one the model cannot read, with a
     warning); ``in_capitals``: whether each is in a paragraph in capitals."""
     tokenizer = translator.tokenizer
@@ -130,14 +156,26 @@ def translate_sentences(translator, sentences: list[str], in_capitals: list[bool
             f"{sentences[unreadable[0]][:40]!r}); left untranslated",
             stacklevel=5,
         )
-    hypotheses = translator.generate([src_ids[i] for i in todo], options=options)
-    out: list[list[Translation]] = [[Translation("", 0.0, [])] for _ in sentences]
-    for i, found in zip(todo, hypotheses, strict=True):
-        out[i] = [
-            Translation(finish(translator, prepared[i], carried.get(i), translator._text(h.tokens)),
-                        h.score, h.tokens)
-            for h in found
-        ]  # fmt: skip
+    memories: list[Tensor] = []  # with alignments: the encoder's outputs, for the forced pass
+    keep = {"memories": memories} if alignments else {}
+    hypotheses = translator.generate([src_ids[i] for i in todo], options=options, **keep)
+    empty = [] if alignments else None
+    out: list[list[Translation]] = [[Translation("", 0.0, [], empty)] for _ in sentences]
+    pairs: list[AlignedPair] = []
+    for k, (i, found) in enumerate(zip(todo, hypotheses, strict=True)):
+        out[i] = []
+        for h in found:
+            done = finish(translator, prepared[i], carried.get(i), translator._text(h.tokens))
+            out[i].append(Translation(done.text, h.score, h.tokens))
+            if alignments:
+                pair = _pair(translator, prepared[i], carried.get(i), src_ids[i], h, done)
+                pair.memory = memories[k] if memories else None
+                pairs.append(pair)
+    if pairs:
+        links = iter(align_translations(translator, pairs, translator.resolved_alignment()))
+        for i in todo:
+            for translation in out[i]:
+                translation.alignment = next(links)
     return out
 
 
@@ -153,21 +191,64 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
     caps = cased and is_all_caps(text, placeholders, short=in_capitals)
     if caps or cased and is_title_case(text, placeholders):
         text = uncapitalise(text, translator._rarity, placeholders)
-    return Prepared(text, protected, caps)
+    return Prepared(sentence, text, protected, caps)
 
 
-def finish(translator, prepared: Prepared, carried: Unreadable | None, translation: str) -> str:
+def finish(
+    translator, prepared: Prepared, carried: Unreadable | None, translation: str
+) -> Finished:
     """The model's translation of ``prepared.text`` with the words carried past the model
     put back, and the placeholders' spans too, in capitals if the source was."""
     protected = prepared.protected
     split = carried or Unreadable(prepared.text.split(), [], [])
     if protected is not None:
         split = protected.missing(translation, split)
+    put, spans = translation, []
     if split.words:
-        translation = _put_back(translator, split, translation)
+        put, spans = _put_back(translator, split, translation)
+    cased = put
     if prepared.caps:
-        translation = capitalise(translation, [] if protected is None else protected.placeholders)
-    return translation if protected is None else protected.restore(translation)
+        cased = capitalise(put, [] if protected is None else protected.placeholders)
+    text = cased if protected is None else protected.restore(cased)
+    return Finished(translation, split, put, spans, cased, text)
+
+
+def _pair(translator, prepared: Prepared, carried: Unreadable | None, src_ids: list[int],
+          hypothesis, done: Finished) -> AlignedPair:  # fmt: skip
+    """One translation to align: the model's ids and texts, and every edit between them and
+    the user's (heedful.textmap)."""
+    protected, sentence = prepared.protected, prepared.sentence
+    model_text = prepared.text if carried is None else carried.text
+    before_casing = sentence if protected is None else protected.text
+    unprotected = TextMap.identity(len(sentence))
+    source = Side(
+        [model_text, prepared.text, before_casing, sentence],
+        [TextMap.diff(model_text, prepared.text), TextMap.recased(prepared.text, before_casing),
+         unprotected if protected is None else protected.sentence_map(sentence)],
+    )  # fmt: skip
+    restored = TextMap.identity(len(done.cased))
+    if protected is not None:
+        text, restored = protected.restore_map(done.cased)
+        restored = restored if text == done.text else TextMap.diff(done.cased, done.text)
+    target = Side(
+        [done.model, done.put_back, done.cased, done.text],
+        [TextMap.diff(done.model, done.put_back), TextMap.recased(done.put_back, done.cased),
+         restored],
+    )  # fmt: skip
+    links = []  # each word carried past the model, to where it was put back
+    unknown = list(zip(carried.words, carried.spans, strict=True)) if carried else []
+    for word, span in zip(done.split.words, done.carried, strict=True):
+        if unknown and word == unknown[0][0]:
+            links.append(((1, unknown.pop(0)[1]), (1, span)))
+        elif (where := find_word(word, model_text)) is not None:  # a placeholder dropped
+            links.append(((0, where), (1, span)))
+    config = translator.config
+    tokens = hypothesis.tokens
+    if tokens[-1:] != [config.eos_id] and len(tokens) < config.max_positions:
+        tokens = [*tokens, config.eos_id]  # so that its last word groups as any other
+    placeholders = [] if protected is None else protected.placeholders
+    src = fit_source(src_ids, config, quiet=True)
+    return AlignedPair(src, tokens, source, target, placeholders, links)
 
 
 def _split_unreadable(translator, text: str, ids: list[int]) -> Unreadable | None:
@@ -180,7 +261,7 @@ def _split_unreadable(translator, text: str, ids: list[int]) -> Unreadable | Non
     return split_unreadable(text, lambda char: not translator._knows_some_of(encode(char)))
 
 
-def _put_back(translator, split: Unreadable, translation: str) -> str:
+def _put_back(translator, split: Unreadable, translation: str) -> tuple[str, list[Span]]:
     """The translation of ``split.text`` with the words the model could not read put back,
     those between readable words where word alignment (penultimate layer) puts them."""
     links = None
@@ -190,7 +271,7 @@ def _put_back(translator, split: Unreadable, translation: str) -> str:
         targets = [w for w in words.target_pieces if w not in STANDALONE]
         if len(targets) == len(translation.split()):  # else: by relative place
             links = align(words, penultimate(words.cross.shape[0]))
-    return put_back(split, translation, links)
+    return put_back_spans(split, translation, links)
 
 
 def knows_some_of(tokenizer, eos_id: int, ids: list[int]) -> bool:

@@ -49,6 +49,16 @@ class Paragraph:
             out.append(translation)
         return "".join(out)
 
+    def places(self, translations: Sequence[str]) -> list[int]:
+        """Where each translation starts in ``join(translations)``."""
+        starts, at = [], 0
+        for k, translation in enumerate(translations):
+            if k:
+                at += self.spans[k][0] - self.spans[k - 1][1]
+            starts.append(at)
+            at += len(translation)
+        return starts
+
 
 class SentenceSplitter:
     """pysbd's rules for ``language`` (an ISO 639-1 code); English's, the most general, for a

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 import torch
 from torch import Tensor
@@ -27,6 +27,8 @@ from heedful import decoding, real_input
 from heedful.attended import Attended
 from heedful.cpu import OneDNNWeights, quantize_model
 from heedful.decoding import EXTRA_LENGTH, DecodingOptions, _BeamCache
+from heedful.explain.alignment_methods import AlignmentMethod, method_from_meta
+from heedful.explain.alignment_spans import WordLink
 from heedful.model import Transformer
 from heedful.real_input import Translation
 from heedful.search import Hypothesis, Sampling, beam_search
@@ -38,6 +40,7 @@ __all__ = [
     "Sampling",
     "Translation",
     "Translator",
+    "WordLink",
     "_BeamCache",
     "quantize_model",
 ]
@@ -72,6 +75,9 @@ class Translator:
         data = self.meta.get("data", {})
         self.source_language, self.target_language = data.get("src"), data.get("tgt")
         self._splitter = SentenceSplitter(self.source_language)
+        # how translate(..., alignments=True) aligns; None: as the model directory records
+        # (config.json "alignment", heedful.explain.alignment_methods)
+        self.alignment_method: AlignmentMethod | None = None
 
     @classmethod
     def load(
@@ -103,22 +109,29 @@ class Translator:
 
     # --- text ----------------------------------------------------------------------------------
 
+    @overload
     def translate(
-        self,
-        texts: list[str],
-        beam_size: int | None = None,
-        *,
-        options: DecodingOptions | None = None,
-        **decoding_keywords: Any,
-    ) -> list[str]:
+        self, texts: list[str], beam_size: int | None = None, *,
+        options: DecodingOptions | None = None, alignments: Literal[False] = False, **keywords: Any,
+    ) -> list[str]: ...  # fmt: skip
+    @overload
+    def translate(
+        self, texts: list[str], beam_size: int | None = None, *,
+        options: DecodingOptions | None = None, alignments: Literal[True], **keywords: Any,
+    ) -> list[Translation]: ...  # fmt: skip
+    def translate(self, texts, beam_size=None, *, options=None, alignments=False, **keywords):
         """Translate each text (best hypothesis); empty or blank texts give "".
 
         ``options``: how to decode (default ``DecodingOptions()``: beam 4); ``beam_size`` and
         keywords named after its fields (``max_length=20``, ``sampling=Sampling(...)``) change
-        those fields."""
-        options = DecodingOptions.given(options, beam_size, **decoding_keywords)
-        n_best = self.translate_n_best(texts, options=replace(options, n_best=1))
-        return [found[0].text for found in n_best]
+        those fields. ``alignments=True``: each text's best ``Translation`` instead of its
+        text, with its word links (``Translation.alignment``: ``WordLink``s whose spans index
+        the text given and the translation)."""
+        options = DecodingOptions.given(options, beam_size, **keywords)
+        found = self.translate_n_best(
+            texts, options=replace(options, n_best=1), alignments=alignments
+        )
+        return [best[0] if alignments else best[0].text for best in found]
 
     def translate_n_best(
         self,
@@ -126,13 +139,22 @@ class Translator:
         beam_size: int | None = None,
         *,
         options: DecodingOptions | None = None,
-        **decoding_keywords: Any,
+        alignments: bool = False,
+        **keywords: Any,
     ) -> list[list[Translation]]:
         """The ``n_best`` translations of each text, best first, with their scores. A text of
         several sentences is cut into them, and all are translated in one batch with the rest
-        (``split_sentences``, heedful.segment). Options as for ``translate``."""
-        options = DecodingOptions.given(options, beam_size, **decoding_keywords)
-        return real_input.translate_texts(self, texts, options)
+        (``split_sentences``, heedful.segment). Options as for ``translate``; ``alignments``:
+        each translation carries its word links (``Translation.alignment``), found after
+        decoding by one teacher-forced pass over every (sentence, translation) pair with the
+        model's alignment method (``alignment_method``)."""
+        options = DecodingOptions.given(options, beam_size, **keywords)
+        return real_input.translate_texts(self, texts, options, alignments=alignments)
+
+    def resolved_alignment(self) -> AlignmentMethod:
+        """``alignment_method``, or the model directory's record, with its layer filled in."""
+        method = self.alignment_method or method_from_meta(self.meta)
+        return method.resolve(self.config.n_decoder_layers, self.config.n_heads)
 
     # --- ids -----------------------------------------------------------------------------------
 
@@ -143,17 +165,20 @@ class Translator:
         *,
         options: DecodingOptions | None = None,
         keep_attention: bool = False,
+        memories: list[Tensor] | None = None,
         **decoding_keywords: Any,
     ) -> list[list[Hypothesis]]:
         """Token-id level translation: per source (ids ending with end-of-sentence), its n_best
         hypotheses, best first (``heedful.decoding.generate``). Options as for ``translate``.
         ``keep_attention``: each hypothesis's trace holds, per token, its decoder
-        self-attention [L, H, t] and cross-attention [L, H, S]."""
+        self-attention [L, H, t] and cross-attention [L, H, S]. ``memories``: a list to fill
+        with each source's encoder output [S, d_model]."""
         options = DecodingOptions.given(options, beam_size, **decoding_keywords)
         return decoding.generate(
             self.model, src_ids, options, banned=self.banned_ids(), force_eos=self.force_eos,
             keep_attention=keep_attention, onednn_weights=self._onednn_weights,
             beam=beam_search,  # looked up here at each call, where a test may replace it
+            memories=memories,
         )  # fmt: skip
 
     def banned_ids(self) -> list[int]:

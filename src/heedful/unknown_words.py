@@ -30,10 +30,13 @@ source's own: there the emoji sentence above still reads "The cat blows sleeping
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from heedful.explain.align import Link
+
+Span = tuple[int, int]  # [start, end) in a text
 
 
 @dataclass
@@ -43,6 +46,7 @@ class Unreadable:
     readable: list[str]  # the words to translate, in order
     words: list[str]  # the words carried as they are, in order
     after: list[int]  # for each carried word, the readable word before it (-1: none)
+    spans: list[Span] = field(default_factory=list)  # where each carried word was, if known
 
     @property
     def text(self) -> str:
@@ -60,7 +64,8 @@ def split_unreadable(text: str, unknown: Callable[[str], bool]) -> Unreadable | 
     the word before when it follows them, else as a word of its own (before the carried word
     unless it follows it)."""
     split = Unreadable([], [], [])
-    for word in text.split():
+    for match in re.finditer(r"\S+", text):
+        word = match.group()
         flags = [unknown(c) for c in word]
         rest = "".join(c for c, u in zip(word, flags, strict=True) if not u)
         if not any(flags) or any(c.isalnum() for c in rest):
@@ -72,6 +77,8 @@ def split_unreadable(text: str, unknown: Callable[[str], bool]) -> Unreadable | 
             split.readable.append(rest)
         split.words.append("".join(c for c, u in zip(word, flags, strict=True) if u))
         split.after.append(len(split.readable) - 1)
+        first, last = flags.index(True), len(flags) - flags[::-1].index(True)
+        split.spans.append((match.start() + first, match.start() + last))
         if rest and trailing:  # the end of the word before, or a word of its own
             if split.readable:
                 split.readable[-1] += rest
@@ -84,22 +91,36 @@ def put_back(split: Unreadable, translation: str, links: set[Link] | None) -> st
     """``translation`` (of ``split.text``) with the carried words put back: after the last
     target word aligned to the readable word before each (``links``), or, when none is, before
     the first one aligned to the word after it; without either, at the same relative place."""
+    return put_back_spans(split, translation, links)[0]
+
+
+def put_back_spans(
+    split: Unreadable, translation: str, links: set[Link] | None
+) -> tuple[str, list[Span]]:
+    """``put_back``, and where each carried word went in the text it returns."""
     target = translation.split()
     n = len(split.readable)
-    places: dict[int, list[str]] = {}  # target position -> words to put before it
-    for word, before in zip(split.words, split.after, strict=True):
+    places: dict[int, list[int]] = {}  # target position -> carried words to put before it
+    for k, (_, before) in enumerate(zip(split.words, split.after, strict=True)):
         if before < 0:
             place = 0
         elif before == n - 1:
             place = len(target)
         else:
             place = _place_between(before, len(target), n, links or set())
-        places.setdefault(place, []).append(word)
+        places.setdefault(place, []).append(k)
     out: list[str] = []
+    spans: list[Span] = [(0, 0)] * len(split.words)
+    at = 0  # where the next word starts in " ".join(out)
     for position in range(len(target) + 1):
-        out += places.get(position, [])
-        out += target[position : position + 1]
-    return " ".join(out)
+        for k in places.get(position, []):
+            spans[k] = (at, at + len(split.words[k]))
+            out.append(split.words[k])
+            at += len(split.words[k]) + 1
+        for word in target[position : position + 1]:
+            out.append(word)
+            at += len(word) + 1
+    return " ".join(out), spans
 
 
 def _place_between(before: int, n_target: int, n_source: int, links: set[Link]) -> int:

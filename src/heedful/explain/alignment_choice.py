@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
+import torch
 from torch import Tensor
 
 from heedful.attended import Attended
@@ -26,6 +27,7 @@ from heedful.explain.alignment_methods import (
     attention_scores,
     head_scores,
     link,
+    word_head_scores,
 )
 
 
@@ -76,6 +78,39 @@ def align_pair(translator, attended: Attended, method: AlignmentMethod) -> set[L
 
         erasure = erase_pair(translator, attended.source, attended.translation)
     return links_of(Pair(attended, erasure), method)
+
+
+def align_ids(
+    translator,
+    pairs: Sequence[tuple[list[int], list[int]]],
+    method: AlignmentMethod,
+    memories: list[Tensor] | None = None,
+) -> list[set[Link]]:
+    """Links of many pairs of ids (a source ending with end-of-sentence, the target tokens
+    produced, ending with it too) by a resolved method: the attention methods read one batched
+    teacher-forced pass (``heedful.explain.capture.forced_cross``, reusing the encoder outputs
+    ``memories`` if given); erasure runs its passes pair by pair."""
+    from heedful.cpu import onednn_linears
+    from heedful.explain.capture import forced_cross
+    from heedful.explain.erasure import erasure_scores
+
+    model, tokenizer = translator.model, translator.tokenizer
+    source_pieces = getattr(tokenizer, "source_pieces", tokenizer.pieces)
+    if method.method == "erase":
+        return [
+            link(erasure_scores(model, src, tgt, source_pieces(src), tokenizer.pieces(tgt)),
+                 method.normalize, method.links)
+            for src, tgt in pairs
+        ]  # fmt: skip
+    with torch.inference_mode(), onednn_linears(model, translator._onednn_weights):
+        found = forced_cross(model, list(pairs), method.layer, memories=memories)
+    out = []
+    heads = slice(None) if method.heads is None else list(method.heads)
+    for (src, tgt), cross in zip(pairs, found, strict=True):
+        weights = cross[heads].mean(0, keepdim=True)  # merging into words is linear: mean first
+        scores = word_head_scores(weights, source_pieces(src), tokenizer.pieces(tgt), method.method)
+        out.append(link(scores[0], method.normalize, method.links))
+    return out
 
 
 def evaluate(pairs: Sequence[Pair], gold: Sequence[Gold], method: AlignmentMethod) -> float:

@@ -198,14 +198,22 @@ def head_scores(attended: Attended, method: str, layer: int) -> Tensor:
     read at the step predicting each target token (``predict``) or reading it (``shift``)."""
     if attended.cross is None:
         raise ValueError("alignments need cross-attention: this model has none")
+    weights = attended.cross[layer]  # [H, T, S]
+    return word_head_scores(weights, attended.source_pieces, attended.target_pieces, method)
+
+
+def word_head_scores(
+    weights: Tensor, source_pieces: list[str], target_pieces: list[str], method: str
+) -> Tensor:
+    """``head_scores`` from one layer's piece-level cross-attention [H, T, S]."""
     if method not in ATTENTION_METHODS:
         raise ValueError(f"{method!r} is not an attention method {ATTENTION_METHODS}")
-    weights = attended.cross[layer].float()  # [H, T, S]
-    rows = target_words(attended.target_pieces)
+    weights = weights.float()
+    rows = target_words(target_pieces)
     if method == "shift":  # the row where the token is the input; a last piece without </s>
         last = weights.shape[1] - 1  # after it was never read: its own row stands in
         rows = [[min(t + 1, last) for t in group] for group in rows]
-    return merge(weights, rows, source_words(attended.source_pieces))
+    return merge(weights, rows, source_words(source_pieces))
 
 
 def attention_scores(attended: Attended, method: AlignmentMethod) -> Tensor:

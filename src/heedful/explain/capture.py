@@ -130,12 +130,19 @@ def attend_ids(
 
 @torch.inference_mode()
 def forced_cross(
-    model: nn.Module, pairs: list[tuple[list[int], list[int]]], batch_size: int = 64
+    model: nn.Module,
+    pairs: list[tuple[list[int], list[int]]],
+    layer: int,
+    *,
+    memories: list[Tensor] | None = None,
+    batch_size: int = 128,
 ) -> list[Tensor]:
-    """Each pair's cross-attention [L, H, T, S] with its target forced, float32 on the CPU: one
-    teacher-forced pass per batch of pairs (sorted by length, right-padded; the causal decoder
-    and the source mask keep padding out of every real row). A pair is (source ids ending with
-    end-of-sentence, the tokens the decoder is to produce)."""
+    """Each pair's cross-attention [H, T, S] in decoder layer ``layer`` with its target forced,
+    float32 on the CPU. A pair is (source ids ending with end-of-sentence, the tokens the
+    decoder is to produce). One teacher-forced pass per batch of pairs, sorted by length and
+    right-padded (the causal decoder and the source mask keep padding out of every real row),
+    through the decoder's layers up to ``layer`` only; ``memories``: each pair's encoder output
+    [S, d_model] where decoding computed it already, else the sources are encoded here."""
     config = model.config
     device = next(model.parameters()).device
     order = sorted(range(len(pairs)), key=lambda k: -len(pairs[k][0]) - len(pairs[k][1]))
@@ -143,13 +150,29 @@ def forced_cross(
     for start in range(0, len(order), batch_size):
         batch = order[start : start + batch_size]
         src = pad([pairs[k][0] for k in batch], config.pad_id, device)
+        if memories is None:
+            memory = model.encode(src)
+            states, mask = memory.states, memory.mask
+        else:  # [B, S, d_model], padded with zeros the mask hides
+            states = torch.nn.utils.rnn.pad_sequence([memories[k] for k in batch], True)
+            mask = src != config.pad_id
         tgt_in = pad([[config.start_id, *pairs[k][1][:-1]] for k in batch], config.pad_id, device)
-        memory = model.encode(src)
-        _, _, weights = model.decoder(
-            model.tgt_embed(tgt_in), memory.states, memory.mask, need_weights=True
-        )
-        cross = weights.cross.float().cpu()  # [L, B, H, T, S]
+        x = model.tgt_embed(tgt_in)
+        for below in model.decoder.layers[:layer]:
+            x = below(x, states, mask).x
+        cross = _cross_weights(model.decoder.layers[layer], x, states, mask).float().cpu()
         for row, k in enumerate(batch):
             source, target = pairs[k]
-            out[k] = cross[:, row, :, : len(target), : len(source)]
+            out[k] = cross[row, :, : len(target), : len(source)]
     return out
+
+
+def _cross_weights(layer: nn.Module, x: Tensor, memory: Tensor, memory_mask: Tensor) -> Tensor:
+    """A DecoderLayer's cross-attention weights [B, H, T, S] for its input ``x``: its forward
+    up to them (``heedful.layers.DecoderLayer``), without the feed-forward network after."""
+    h = layer.self_attn_residual.before(x)
+    h, _, _ = layer.self_attn(h, causal=True)
+    x = layer.self_attn_residual.after(x, h)
+    h = layer.cross_attn_residual.before(x)
+    _, _, weights = layer.cross_attn(h, memory, key_mask=memory_mask, need_weights=True)
+    return weights

@@ -1,0 +1,203 @@
+"""A translation's word alignment as character spans of the texts the user sees.
+
+The model aligns its own two texts: the source as it was given to the model (placeholders for
+URLs, capitals lowered, unreadable words taken out) and its raw translation. After decoding,
+one batched teacher-forced pass over every (source, final translation) pair gives the links by
+the model's alignment method (``heedful.explain.alignment_methods``; erasure runs its own
+passes), so they hold under beam search too. Each link of two model words is then carried
+through every edit between the model's texts and the user's (``heedful.textmap``) to a
+``WordLink``: the source word's span in the text given, the target word's in the translation
+returned.
+
+A word is a run of the text without whitespace, as the model's pieces group into words
+(``heedful.explain.words``); a link's span leaves out punctuation at either end of a word
+("¿Dónde" -> "Dónde", "perro." -> "perro") unless the word is nothing else. Two kinds of links
+do not come from the model: a placeholder links to itself, so a URL, e-mail address or number
+links to the same span in the translation; and a word carried past the model (an emoji, a
+placeholder the model dropped) links to where it was put back.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from torch import Tensor
+
+from heedful.explain.align import Link
+from heedful.explain.alignment_choice import align_ids
+from heedful.explain.alignment_methods import AlignmentMethod, source_words, target_words
+from heedful.textmap import Span, TextMap, through
+from heedful.tokenizer import normalize
+
+Endpoint = tuple[int, Span]  # (stage, a span of that stage's text)
+_WORD = re.compile(r"\S+")
+_EDGE = set(".,;:!?¡¿…\"'。、，．！？；：")  # punctuation a link's span leaves out
+
+
+class WordLink(NamedTuple):
+    """A source word aligned to a target word: ``text[start:end]`` of each is the word."""
+
+    source: Span  # in the source text
+    target: Span  # in the translation
+    source_word: str
+    target_word: str
+
+    def shifted(self, source: int, target: int) -> WordLink:
+        """The same link with its spans moved by ``source`` and ``target`` characters."""
+        return WordLink((self.source[0] + source, self.source[1] + source),
+                        (self.target[0] + target, self.target[1] + target),
+                        self.source_word, self.target_word)  # fmt: skip
+
+    def record(self) -> dict:
+        """As ``heedful translate --json`` writes it."""
+        return {
+            "source": list(self.source),
+            "target": list(self.target),
+            "source_word": self.source_word,
+            "target_word": self.target_word,
+        }
+
+
+@dataclass
+class Side:
+    """One side of a sentence pair, from the model's text to the user's: the text at each
+    stage (the model's first, the user's last) and the map from each stage to the next."""
+
+    stages: list[str]
+    maps: list[TextMap]
+
+    def to_user(self, span: Span, stage: int = 0) -> Span:
+        return through(self.maps[stage:], span)
+
+
+@dataclass
+class AlignedPair:
+    """What it takes to align one translation and show the links on the user's texts."""
+
+    src_ids: list[int]  # as the model read them, ending with end-of-sentence
+    tgt_ids: list[int]  # the translation's tokens, ending with end-of-sentence
+    source: Side
+    target: Side
+    placeholders: Sequence[str] = ()  # words that link to themselves only
+    carried: list[tuple[Endpoint, Endpoint]] = field(default_factory=list)  # links made outside
+    memory: Tensor | None = None  # the encoder's output [S, d_model], if decoding kept it
+
+
+def align_translations(
+    translator, pairs: Sequence[AlignedPair], method: AlignmentMethod
+) -> list[list[WordLink]]:
+    """Each pair's links on the user's texts, by a method resolved for the model."""
+    memories = None if any(p.memory is None for p in pairs) else [p.memory for p in pairs]
+    links = align_ids(translator, [(p.src_ids, p.tgt_ids) for p in pairs], method, memories)
+    return [
+        user_links(translator.tokenizer, p, found) for p, found in zip(pairs, links, strict=True)
+    ]
+
+
+def user_links(tokenizer, pair: AlignedPair, links: set[Link]) -> list[WordLink]:
+    """The model's word links (and the pair's own) as spans of the user's texts."""
+    source, target = pair.source, pair.target
+    src_pieces = getattr(tokenizer, "source_pieces", tokenizer.pieces)(pair.src_ids)
+    tgt_pieces = tokenizer.pieces(pair.tgt_ids)
+    src_words = model_words(source.stages[0], src_pieces, source_words(src_pieces))
+    tgt_words = model_words(target.stages[0], tgt_pieces, target_words(tgt_pieces))
+    src_kept = _placeholders(source.stages[0], src_words, pair.placeholders)
+    tgt_kept = _placeholders(target.stages[0], tgt_words, pair.placeholders)
+    found: set[tuple[Span, Span]] = set()
+
+    given, translation = source.stages[-1], target.stages[-1]
+
+    def add(from_source: Endpoint, from_target: Endpoint) -> None:
+        s = trim(given, source.to_user(from_source[1], from_source[0]))
+        t = trim(translation, target.to_user(from_target[1], from_target[0]))
+        if s[0] < s[1] and t[0] < t[1]:
+            found.add((s, t))
+
+    for i, j in links:
+        if i in src_kept or j in tgt_kept or i >= len(src_words) or j >= len(tgt_words):
+            continue
+        if src_words[i] is not None and tgt_words[j] is not None:
+            add((0, src_words[i]), (0, tgt_words[j]))
+    for i, name in src_kept.items():
+        for j in (j for j, other in tgt_kept.items() if other == name):
+            add((0, src_words[i]), (0, tgt_words[j]))
+    for from_source, from_target in pair.carried:
+        add(from_source, from_target)
+    return [WordLink(s, t, given[s[0] : s[1]], translation[t[0] : t[1]]) for s, t in sorted(found)]
+
+
+def model_words(text: str, pieces: list[str], groups: list[list[int]]) -> list[Span | None]:
+    """Where each of the model's words (``groups`` of ``pieces``) is in ``text``, punctuation at
+    either end left out; None for a word not found. The words are the whitespace-separated words
+    of the normalised text when there are as many, else found by their pieces' characters."""
+    normal = normalize(text)
+    spans: list[Span | None] = [m.span() for m in _WORD.finditer(normal)]
+    if len(spans) != len(groups):
+        surfaces = ["".join(pieces[k] for k in g).replace("\u2581", " ").strip() for g in groups]
+        spans = _by_surface(normal, surfaces)
+    back = TextMap.diff(normal, text)
+    return [None if s is None else back.map(trim(normal, s)) for s in spans]
+
+
+def _by_surface(text: str, surfaces: list[str]) -> list[Span | None]:
+    """Each surface found in order in ``text``, after nothing but whitespace (or anywhere after
+    a word not found)."""
+    out: list[Span | None] = []
+    at, lost = 0, False
+    for surface in surfaces:
+        found = text.find(surface, at) if surface else -1
+        if found >= 0 and (lost or not text[at:found].strip()):
+            out.append((found, found + len(surface)))
+            at, lost = found + len(surface), False
+        else:
+            out.append(None)
+            lost = True
+    return out
+
+
+def _placeholders(text: str, words: list[Span | None], names: Sequence[str]) -> dict[int, str]:
+    """The words that are placeholders: word index -> placeholder."""
+    return {k: text[s[0] : s[1]] for k, s in enumerate(words) if s and text[s[0] : s[1]] in names}
+
+
+def trim(text: str, span: Span) -> Span:
+    """``span`` without the punctuation at its ends (brackets, quotes, ``.,;:!?¡¿…`` and the
+    like; not ``/``, ``#``, ``%``, which URLs and numbers end with), unless it is nothing else."""
+    start, end = span
+    while start < end and _is_edge(text[start]):
+        start += 1
+    while end > start and _is_edge(text[end - 1]):
+        end -= 1
+    return (start, end) if start < end else span
+
+
+def _is_edge(char: str) -> bool:
+    return char in _EDGE or unicodedata.category(char) in ("Ps", "Pe", "Pi", "Pf")
+
+
+def copied(text: str) -> list[WordLink]:
+    """The links of a text kept as it is (a sentence left untranslated): each word to itself."""
+    out = []
+    for match in _WORD.finditer(text):
+        s = trim(text, match.span())
+        out.append(WordLink(s, s, text[s[0] : s[1]], text[s[0] : s[1]]))
+    return out
+
+
+def word_links(links: Sequence[WordLink], source: str, target: str) -> list[Link]:
+    """Links as (source word, target word), words being the whitespace-separated words of each
+    text counted from 0 (Pharaoh format's ``i-j``), sorted."""
+    src_starts = [m.start() for m in _WORD.finditer(source)]
+    tgt_starts = [m.start() for m in _WORD.finditer(target)]
+
+    def index(starts: list[int], position: int) -> int:
+        return max(0, bisect_right(starts, position) - 1)
+
+    return sorted(
+        {(index(src_starts, link.source[0]), index(tgt_starts, link.target[0])) for link in links}
+    )

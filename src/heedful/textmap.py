@@ -1,0 +1,100 @@
+"""Character offsets through text edits: where a span of one text lies in an edited form of it.
+
+``Translator.translate`` edits a sentence on its way to the model (URLs replaced by placeholders,
+capitals lowered, unreadable characters taken out, Unicode normalised) and the model's
+translation on its way back (carried words put back, capitals, placeholders restored). A word
+alignment between the model's two texts is shown on the user's two, so each edit is recorded as a
+``TextMap``: pieces of the two texts that stand for each other, in order. A piece of equal
+length on both sides maps character to character (the same characters, or recased); any other
+piece (a URL and its placeholder) maps as a whole.
+"""
+
+from __future__ import annotations
+
+import difflib
+from bisect import bisect_right
+from collections.abc import Sequence
+
+Span = tuple[int, int]  # [start, end) in a text
+Piece = tuple[int, int, int, int]  # (start in a, end in a, start in b, end in b)
+
+
+class TextMap:
+    """Offsets in a text ``a`` -> offsets in its edited form ``b``, from pieces that cover both
+    texts in order (a piece may be empty on one side: an insertion or a deletion)."""
+
+    def __init__(self, pieces: Sequence[Piece]):
+        self.pieces = tuple(pieces)
+        self._same = len(self.pieces) == 1 and self.pieces[0][:2] == self.pieces[0][2:]
+        # the pieces non-empty in a, by start: the ones a position of a can fall in
+        self._found = [p for p in self.pieces if p[1] > p[0]]
+        self._starts = [p[0] for p in self._found]
+
+    @classmethod
+    def identity(cls, length: int) -> TextMap:
+        return cls([(0, length, 0, length)])
+
+    @classmethod
+    def diff(cls, a: str, b: str) -> TextMap:
+        """The pieces ``difflib`` finds alike and different between ``a`` and ``b``."""
+        if a == b:
+            return cls.identity(len(a))
+        matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+        return cls([(i1, i2, j1, j2) for _, i1, i2, j1, j2 in matcher.get_opcodes()])
+
+    @classmethod
+    def recased(cls, a: str, b: str) -> TextMap:
+        """``b`` is ``a`` with some letters' case changed: character to character, unless a
+        change of case changed a length ("ß" -> "SS"), then as ``diff`` of the lowered texts."""
+        if len(a) == len(b):
+            return cls.identity(len(a))
+        lower_a, lower_b = a.lower(), b.lower()
+        if len(lower_a) == len(a) and len(lower_b) == len(b):
+            return cls.diff(lower_a, lower_b)
+        return cls.diff(a, b)
+
+    @classmethod
+    def replacing(cls, a: str, replacements: Sequence[tuple[Span, str]]) -> tuple[str, TextMap]:
+        """``a`` with each span replaced (spans in order, not overlapping), and the map."""
+        out, pieces, at, length = [], [], 0, 0
+        for (start, end), text in replacements:
+            if start < at or end < start:
+                raise ValueError(f"replacements must be in order and apart: {start}:{end}")
+            pieces.append((at, start, length, length + start - at))
+            length += start - at
+            pieces.append((start, end, length, length + len(text)))
+            length += len(text)
+            out += [a[at:start], text]
+            at = end
+        pieces.append((at, len(a), length, length + len(a) - at))
+        out.append(a[at:])
+        return "".join(out), cls(pieces)
+
+    def inverse(self) -> TextMap:
+        """Offsets in ``b`` -> offsets in ``a``."""
+        return TextMap([(b0, b1, a0, a1) for a0, a1, b0, b1 in self.pieces])
+
+    def map(self, span: Span) -> Span:
+        """Where the characters of ``span`` (non-empty, in ``a``) are in ``b``: a span that ends
+        inside a piece mapped as a whole takes in the whole piece."""
+        if self._same:  # the identity
+            return span
+        start, end = span
+        a0, a1, b0, b1 = self._piece_at(start)
+        new_start = b0 + (start - a0) if a1 - a0 == b1 - b0 else b0
+        a0, a1, b0, b1 = self._piece_at(max(start, end - 1))
+        new_end = b0 + (end - a0) if a1 - a0 == b1 - b0 else b1
+        return new_start, max(new_start, new_end)
+
+    def _piece_at(self, position: int) -> Piece:
+        if not self._found:
+            return (0, 0, 0, 0)
+        k = max(0, bisect_right(self._starts, position) - 1)
+        return self._found[k]
+
+
+def through(maps: Sequence[TextMap], span: Span) -> Span:
+    """``span`` carried through each map in turn."""
+    for text_map in maps:
+        span = text_map.map(span)
+    return span

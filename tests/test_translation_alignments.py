@@ -1,0 +1,329 @@
+"""Word alignments with every translation (``Translator.translate(..., alignments=True)``): on
+the bundled models, links index the right characters of the text given and of the translation,
+and are the model's own links for that translation; the method plumbing on hand-built
+attention."""
+
+from __future__ import annotations
+
+import re
+import warnings
+from dataclasses import replace
+
+import pytest
+import torch
+
+from heedful.bundled import model_dir
+from heedful.config import ModelConfig
+from heedful.explain.alignment_choice import align_pair
+from heedful.explain.alignment_methods import AlignmentMethod, source_words, target_words
+from heedful.explain.alignment_spans import trim, word_links
+from heedful.model import Transformer
+from heedful.protect import NAMES
+from heedful.textmap import TextMap
+from heedful.tokenizer import Tokenizer
+from heedful.translator import Translation, Translator
+
+URL, EMAIL = "https://example.org/docs?id=42", "ana.garcia@example.com"
+
+
+@pytest.fixture(scope="module")
+def bundled():
+    return {name: Translator.load(model_dir(name)) for name in ("es-en", "en-fr")}
+
+
+def words(text: str) -> set[tuple[int, int]]:
+    """The spans a link may have: each whitespace-separated word without its punctuation."""
+    return {trim(text, m.span()) for m in re.finditer(r"\S+", text)}
+
+
+def check_indexes(source: str, translation: Translation, spans: list[str] = ()) -> None:
+    """Every link names the characters it indexes, and they are words of their texts (or
+    protected ``spans``, which may hold spaces)."""
+    assert translation.alignment, f"no links for {source!r}"
+    found = {(m.start(), m.end()) for span in spans for m in re.finditer(re.escape(span), source)}
+    made = {(m.start(), m.end()) for span in spans
+            for m in re.finditer(re.escape(span), translation.text)}  # fmt: skip
+    for link in translation.alignment:
+        assert source[slice(*link.source)] == link.source_word
+        assert translation.text[slice(*link.target)] == link.target_word
+        assert link.source in words(source) | found, link
+        assert link.target in words(translation.text) | made, link
+
+
+def models_links(translator: Translator, source: str, target: str) -> list[tuple[int, int]]:
+    """The model's links for the pair, by forced decoding of that one pair (Translator.attend)
+    and the model's method: what the translation's links must be."""
+    method = translator.resolved_alignment()
+    return sorted(align_pair(translator, translator.attend(source, target), method))
+
+
+# --- the bundled models --------------------------------------------------------------------
+
+
+def test_a_plain_sentences_links_are_the_models_own_for_its_translation(bundled):
+    translator, text = bundled["es-en"], "El gato negro duerme en el jardín."
+    (found,) = translator.translate([text], alignments=True)
+    check_indexes(text, found)
+    plain = translator.translate_n_best([text])[0][0]
+    assert (found.text, found.score, found.tokens) == (plain.text, plain.score, plain.tokens)
+    assert {link.target for link in found.alignment} == words(found.text)  # argmax: every word
+    assert word_links(found.alignment, text, found.text) == models_links(
+        translator, text, found.text
+    )
+
+
+def test_under_beam_search_each_of_the_n_best_has_the_links_of_its_own_text(bundled):
+    translator = bundled["en-fr"]
+    texts = ["I love my little black cat.", "Where is the train station?"]
+    results = translator.translate_n_best(texts, 4, n_best=3, alignments=True)
+    for text, options in zip(texts, results, strict=True):
+        assert len({o.text for o in options}) == 3
+        for option in options:
+            check_indexes(text, option)
+            expected = models_links(translator, text, option.text)
+            assert word_links(option.alignment, text, option.text) == expected
+
+
+def test_a_paragraphs_links_are_its_sentences_moved_to_their_places(bundled):
+    translator = bundled["es-en"]
+    sentences = ["El gato duerme.", "El perro come pescado.", "La casa es grande."]
+    text = f"{sentences[0]}  {sentences[1]}\n{sentences[2]}"
+    (whole,) = translator.translate([text], alignments=True)
+    check_indexes(text, whole)
+    expected, at, at_translation = [], 0, 0
+    for sentence, alone in zip(sentences, translator.translate(sentences, alignments=True),
+                               strict=True):  # fmt: skip
+        at = text.index(sentence, at)
+        at_translation = whole.text.index(alone.text, at_translation)
+        expected += [link.shifted(at, at_translation) for link in alone.alignment]
+    assert sorted(whole.alignment) == sorted(expected)
+    assert max(link.source[1] for link in whole.alignment) > text.index(sentences[2])
+
+
+def test_all_caps_links_the_words_as_written_to_the_translation_in_capitals(bundled):
+    translator = bundled["es-en"]
+    cased, shouted = "Tengo un perro muy grande.", "TENGO UN PERRO MUY GRANDE."
+    (found,) = translator.translate([shouted], alignments=True)
+    (as_cased,) = translator.translate([cased], alignments=True)
+    check_indexes(shouted, found)
+    assert found.text == as_cased.text.upper() != as_cased.text
+    assert all(link.source_word.isupper() for link in found.alignment)
+    pairs = word_links(found.alignment, shouted, found.text)
+    assert pairs == word_links(as_cased.alignment, cased, as_cased.text)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "spans"),
+    [
+        ("en-fr", f"Visit {URL} for details.", [URL]),
+        ("es-en", f"Mi web es {URL} y mi correo ({EMAIL}).", [URL, EMAIL]),
+        ("es-en", "Llama al 612 345 678, por favor.", ["612 345 678"]),
+    ],
+)
+def test_a_protected_span_links_to_itself(bundled, name, text, spans):
+    """A URL (or address, or number) in the source links to the same span in the translation,
+    and to nothing else: the placeholder the model saw is never shown."""
+    (found,) = bundled[name].translate([text], alignments=True)
+    check_indexes(text, found, spans)
+    for span in spans:
+        start = text.index(span)
+        touching = [k for k in found.alignment if k.source[0] < start + len(span) <= k.source[1]
+                    or start <= k.source[0] < start + len(span)]  # fmt: skip
+        at = found.text.index(span)
+        assert [(k.source, k.target) for k in touching] == [
+            ((start, start + len(span)), (at, at + len(span)))
+        ], found
+        assert touching[0].source_word == touching[0].target_word == span
+    assert not any(link.target_word in NAMES for link in found.alignment)
+
+
+def test_a_word_carried_past_the_model_links_to_where_it_was_put_back(bundled):
+    translator = bundled["es-en"]
+    text = "Hola, ¿qué tal? 😀 Estoy bien. 中文。"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "中文。" is left untranslated, with a warning
+        (found,) = translator.translate([text], alignments=True)
+    check_indexes(text, found)
+    carried = [
+        (k.source_word, k.target_word) for k in found.alignment if not k.source_word.isascii()
+    ]
+    assert ("😀", "😀") in carried and ("中文", "中文") in carried
+    emoji = next(k for k in found.alignment if k.source_word == "😀")
+    assert emoji.source == (text.index("😀"), text.index("😀") + 1)
+    assert emoji.target == (found.text.index("😀"), found.text.index("😀") + 1)
+
+
+def test_the_erase_method_when_chosen(bundled, monkeypatch):
+    from heedful.explain import erasure
+
+    erased = []
+
+    def spy(model, src, *args):
+        erased.append(src)
+        return scores(model, src, *args)
+
+    scores = erasure.erasure_scores
+    monkeypatch.setattr(erasure, "erasure_scores", spy)
+    translator = Translator.load(model_dir("es-en"))  # its own: the method is changed
+    translator.alignment_method = AlignmentMethod("erase", links="grow-diag-final-and")
+    text = "Mi hermano vive en Madrid."
+    (found,) = translator.translate([text], alignments=True)
+    assert len(erased) == 1
+    check_indexes(text, found)
+    assert word_links(found.alignment, text, found.text) == models_links(
+        translator, text, found.text
+    )
+    assert bundled["es-en"].translate([text])[0] == found.text
+
+
+# --- the method plumbing, on hand-built attention -----------------------------------------------
+
+TEXTS = ["el gato come pescado", "hola mundo", "la casa es grande", "un perro negro"]
+OUTPUTS = ["the cat eats fish", "hello world", "the house is big", "a black dog"]
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    tokenizer = Tokenizer.train((TEXTS + OUTPUTS) * 20, vocab_size=80)
+    torch.manual_seed(0)
+    model = Transformer(ModelConfig.tiny(tokenizer.vocab_size, dropout=0.0)).eval()
+    return model, tokenizer
+
+
+def with_outputs(translator: Translator, monkeypatch) -> Translator:
+    """The translator's search (its encoder's outputs kept) with OUTPUTS for translations: a
+    random model's own are a piece repeated, one word."""
+    generate, tokenizer = translator.generate, translator.tokenizer
+    pairs = zip(TEXTS, OUTPUTS, strict=True)
+    wanted = {tuple(tokenizer.encode(s)): tokenizer.encode(t) for s, t in pairs}
+
+    def fixed(src_ids, *args, **kwargs):
+        found = generate(src_ids, *args, **kwargs)
+        return [[replace(h, tokens=wanted[tuple(ids)]) for h in hs]
+                for ids, hs in zip(src_ids, found, strict=True)]  # fmt: skip
+
+    monkeypatch.setattr(translator, "generate", fixed)
+    return translator
+
+
+def hand_built(tokenizer, calls):
+    """A stand-in for forced_cross: head 0 looks from target word j at source word j, head 1 at
+    source word -1 - j (modulo the source's words)."""
+
+    def forced_cross(model, pairs, layer, *, memories=None, batch_size=128):
+        calls.append((layer, memories is not None))
+        out = []
+        for src, tgt in pairs:
+            columns = [g[0] for g in source_words(tokenizer.pieces(src))]
+            weights = torch.zeros(model.config.n_heads, len(tgt), len(src))
+            for j, group in enumerate(target_words(tokenizer.pieces(tgt))):
+                weights[0, group, columns[j % len(columns)]] = 1.0
+                weights[1, group, columns[-1 - j % len(columns)]] = 1.0
+            out.append(weights)
+        return out
+
+    return forced_cross
+
+
+@pytest.mark.parametrize(
+    ("record", "head", "layer"),
+    [
+        ({"method": "predict", "layer": 0, "heads": [1]}, 1, 0),
+        ({"method": "predict", "layer": 1, "heads": [0], "chosen_on": "guided training"}, 0, 1),
+        (None, None, 0),  # no record: the penultimate layer, every head (of 2 layers: the first)
+    ],
+)
+def test_the_models_record_chooses_layer_and_heads(tiny, monkeypatch, record, head, layer):
+    model, tokenizer = tiny
+    calls = []
+    monkeypatch.setattr("heedful.explain.capture.forced_cross", hand_built(tokenizer, calls))
+    meta = {"alignment": record} if record else {}
+    translator = with_outputs(Translator(model, tokenizer, meta), monkeypatch)
+    results = translator.translate(TEXTS, 2, alignments=True)
+    assert [found.text for found in results] == OUTPUTS
+    assert calls == [(layer, True)]  # one pass for every text, reusing the encoder's output
+    for text, found in zip(TEXTS, results, strict=True):
+        n_source, n_target = len(text.split()), len(found.text.split())
+        by_head = [{(j % n_source, j) for j in range(n_target)},
+                   {(n_source - 1 - j % n_source, j) for j in range(n_target)}]  # fmt: skip
+        got = set(word_links(found.alignment, text, found.text))
+        if head is not None:
+            assert got == by_head[head]
+        else:  # the mean of both heads: a tie, which argmax breaks towards the first word
+            assert got == {(min(j % n_source, n_source - 1 - j % n_source), j)
+                           for j in range(n_target)}  # fmt: skip
+
+
+def test_a_method_set_on_the_translator_wins_and_erasure_runs_no_attention_pass(tiny, monkeypatch):
+    model, tokenizer = tiny
+    calls, erased = [], []
+    monkeypatch.setattr("heedful.explain.capture.forced_cross", hand_built(tokenizer, calls))
+
+    def erasure_scores(model, src, tgt, source_pieces, target_pieces):
+        erased.append(src)
+        n_source, n_target = len(source_words(source_pieces)), len(target_words(target_pieces))
+        return torch.eye(n_target, n_source).flip(1)  # target word j <- source word -1 - j
+
+    monkeypatch.setattr("heedful.explain.erasure.erasure_scores", erasure_scores)
+    record = {"alignment": {"method": "predict", "heads": [1]}}
+    translator = with_outputs(Translator(model, tokenizer, record), monkeypatch)
+    translator.alignment_method = AlignmentMethod("predict", layer=1, heads=(0,))
+    (found,) = translator.translate([TEXTS[0]], 2, alignments=True)
+    assert calls == [(1, True)] and not erased
+    assert word_links(found.alignment, TEXTS[0], found.text) == [(j, j) for j in range(4)]
+    translator.alignment_method = AlignmentMethod("erase")
+    (found,) = translator.translate([TEXTS[0]], 2, alignments=True)
+    assert len(calls) == 1 and len(erased) == 1
+    assert word_links(found.alignment, TEXTS[0], found.text) == [(3 - j, j) for j in range(4)][::-1]
+
+
+def test_the_batched_forced_pass_gives_each_pairs_own_attention(tiny):
+    """forced_cross over a batch (with the encoder run there, or its output given) equals
+    forced decoding of each pair alone, layer by layer."""
+    from heedful.explain.capture import forced_cross
+
+    model, tokenizer = tiny
+    translator = Translator(model, tokenizer)
+    pairs = [(tokenizer.encode(s), tokenizer.encode(t)) for s, t in zip(TEXTS, TEXTS[::-1],
+                                                                          strict=True)]  # fmt: skip
+    memories = []
+    translator.generate([src for src, _ in pairs], 2, max_length=3, memories=memories)
+    for layer in range(model.config.n_decoder_layers):
+        batched = forced_cross(model, pairs, layer)
+        reused = forced_cross(model, pairs, layer, memories=memories)
+        for (src, tgt), a, b in zip(pairs, batched, reused, strict=True):
+            alone = translator.attend_ids(src, tgt).cross[layer]
+            assert a.shape == alone.shape == (model.config.n_heads, len(tgt), len(src))
+            torch.testing.assert_close(a, alone, atol=1e-5, rtol=1e-4)
+            torch.testing.assert_close(b, alone, atol=1e-5, rtol=1e-4)
+
+
+def test_a_dropped_placeholder_links_its_span_to_where_it_was_put_back(tiny):
+    """A random model never copies the placeholder: the address goes where alignment puts it,
+    and links from the address in the source."""
+    model, tokenizer = tiny
+    translator = Translator(model, tokenizer, {"data": {"src": "es", "tgt": "en"}})
+    text = f"el gato {EMAIL} come pescado"
+    (found,) = translator.translate([text], 2, alignments=True)
+    assert found.text.count(EMAIL) == 1
+    start, at = text.index(EMAIL), found.text.index(EMAIL)
+    span = (start, start + len(EMAIL))
+    assert [(k.source, k.target) for k in found.alignment if k.source == span] == [
+        (span, (at, at + len(EMAIL)))
+    ]
+
+
+# --- offsets through edits -----------------------------------------------------------------------
+
+
+def test_text_maps_carry_spans_through_edits():
+    text, forward = TextMap.replacing("Visit x.org/a now", [((6, 13), "Boston")])
+    assert text == "Visit Boston now"
+    assert forward.map((6, 13)) == (6, 12) and forward.map((14, 17)) == (13, 16)
+    back = forward.inverse()
+    assert back.map((6, 12)) == (6, 13) and back.map((7, 9)) == (6, 13)  # a piece maps whole
+    assert back.map((0, 5)) == (0, 5) and back.map((13, 16)) == (14, 17)
+    recased = TextMap.recased("la calle straße", "LA CALLE STRASSE")
+    assert recased.map((9, 15)) == (9, 16) and recased.map((3, 8)) == (3, 8)
+    moved = TextMap.diff("Te quiero ❤️.", "Te quiero.")
+    assert moved.map((3, 9)) == (3, 9) and moved.map((12, 13)) == (9, 10)
