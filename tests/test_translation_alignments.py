@@ -1,10 +1,11 @@
-"""Word alignments with every translation (``Translator.translate(..., alignments=True)``): on
-the bundled models, links index the right characters of the text given and of the translation,
-and are the model's own links for that translation; the method plumbing on hand-built
-attention."""
+"""Word alignments with every translation (``Translator.translate(..., alignments=True)``,
+``heedful translate --alignments``): on the bundled models, links index the right characters of
+the text given and of the translation, and are the model's own links for that translation; the
+method plumbing on hand-built attention."""
 
 from __future__ import annotations
 
+import json
 import re
 import warnings
 from dataclasses import replace
@@ -13,6 +14,7 @@ import pytest
 import torch
 
 from heedful.bundled import model_dir
+from heedful.cli import main
 from heedful.config import ModelConfig
 from heedful.explain.alignment_choice import align_pair
 from heedful.explain.alignment_methods import AlignmentMethod, source_words, target_words
@@ -174,6 +176,41 @@ def test_the_erase_method_when_chosen(bundled, monkeypatch):
         translator, text, found.text
     )
     assert bundled["es-en"].translate([text])[0] == found.text
+
+
+# --- heedful translate -----------------------------------------------------------------------
+
+
+def heedful(capsys, *argv: str) -> tuple[int, str]:
+    code = main([str(a) for a in argv])
+    return code, capsys.readouterr().out
+
+
+def test_json_and_pharaoh_output(capsys, bundled):
+    texts = ["El gato negro duerme.", f"Escríbeme a {EMAIL} mañana.  Gracias."]
+    code, out = heedful(capsys, "translate", "--model", model_dir("es-en"), "--json",
+                        "--alignments", "--n-best", 2, *texts)  # fmt: skip
+    records = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and [r["source"] for r in records] == texts
+    for record in records:
+        for entry in [record, *record["n_best"]]:
+            links = entry["alignment"]
+            assert links and set(links[0]) == {"source", "target", "source_word", "target_word"}
+            for link in links:
+                assert record["source"][slice(*link["source"])] == link["source_word"]
+                assert entry["translation"][slice(*link["target"])] == link["target_word"]
+    assert any(link["source_word"] == link["target_word"] == EMAIL
+               for link in records[1]["alignment"])  # fmt: skip
+    code, out = heedful(capsys, "translate", "--model", model_dir("es-en"), "--alignments", *texts)
+    expected = bundled["es-en"].translate(texts, alignments=True)
+    for line, text, found in zip(out.splitlines(), texts, expected, strict=True):
+        translation, links = line.split(" ||| ")
+        pairs = word_links(found.alignment, text, found.text)
+        assert translation == found.text and links == " ".join(f"{i}-{j}" for i, j in pairs)
+        n_source, n_target = len(text.split()), len(translation.split())
+        assert all(i < n_source and j < n_target for i, j in pairs)
+    code, out = heedful(capsys, "translate", "--model", model_dir("es-en"), "--json", texts[0])
+    assert code == 0 and "alignment" not in json.loads(out)  # off unless asked for
 
 
 # --- the method plumbing, on hand-built attention -----------------------------------------------

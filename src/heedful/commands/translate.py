@@ -5,11 +5,12 @@ heedful translate --model DIR -i news.es -o news.en          # a progress bar on
 cat news.es | heedful translate --model DIR --beam 5 --json  # one JSON object per line
 heedful translate --model DIR --n-best 3 "Hola."             # Moses n-best: i ||| text ||| score
 heedful translate --model DIR --sample --top-p 0.9 "Hola."   # draw 4 translations, keep the best
+heedful translate --model DIR --json --alignments "Hola."    # with word links (ALIGNMENT_HELP)
 
 A text of several sentences is translated sentence by sentence and joined with its own spacing;
 ALL CAPS, URLs, e-mail addresses and long numbers are taken care of (``Translator.translate``).
-A JSON record is {"source", "translation", "score"} (and "n_best"); a text's score is the sum of
-its sentences'.
+A JSON record is {"source", "translation", "score"} (and "n_best", and with --alignments
+"alignment"); a text's score is the sum of its sentences'.
 """
 
 from __future__ import annotations
@@ -24,6 +25,19 @@ from typing import TextIO
 
 from heedful.bundled import resolve_model
 from heedful.translator import DecodingOptions, Sampling, Translation, Translator
+
+ALIGNMENT_HELP = """word alignments (--alignments): which source word each translated word comes
+from, by the method the model directory records (config.json "alignment"; see heedful align).
+  with --json, each record (and each "n_best" entry) gets
+    "alignment": [{"source": [start, end], "target": [start, end],
+                   "source_word": "...", "target_word": "..."}, ...]
+  where source[start:end] is the word in the record's "source" and target[start:end] the word
+  in its "translation" (offsets count Unicode code points, as Python's str does; end is
+  exclusive; punctuation at either end of a word is left out; sorted by source, then target).
+  A URL, e-mail address or long number links to itself, and a word carried as it is (an emoji)
+  to where it was put back.
+  without --json: "translation ||| 0-0 1-2 ..." (Pharaoh format: source word i - target word j,
+  words split at whitespace, counted from 0); with --n-best: "i ||| text ||| score ||| links"."""
 
 
 def add_decoding_arguments(parser: argparse.ArgumentParser) -> None:
@@ -87,8 +101,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--n-best", type=int, default=1, metavar="N", help="translations per source (default 1)"
     )
     parser.add_argument("--json", action="store_true", help="one JSON object per source")
+    parser.add_argument(
+        "--alignments", action="store_true", help="word links with each translation (below)"
+    )
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = ALIGNMENT_HELP
     sampling = parser.add_argument_group(
-        "sampling", "draw --beam K translations of each source instead of searching, and keep "
+        "sampling", "draw --beam K translations of each source instead of searching, and keep\n"
         "the --n-best of them by score (fairseq's --sampling)",
     )  # fmt: skip
     sampling.add_argument("--sample", action="store_true", help="sample instead of searching")
@@ -124,12 +143,12 @@ def run(args: argparse.Namespace) -> int:
     translator = Translator.load(resolve_model(args.model), quantize=args.quantize)
 
     def translate(lines: list[str]) -> list[list[Translation]]:
-        return translator.translate_n_best(lines, options=options)
+        return translator.translate_n_best(lines, options=options, alignments=args.alignments)
 
     out: TextIO = sys.stdout
     if args.output:
         out = open(args.output, "w", encoding="utf-8")  # noqa: SIM115 - closed below
-    writer = Writer(out, args.n_best, args.json)
+    writer = Writer(out, args.n_best, args.json, args.alignments)
     try:
         if args.texts:
             writer.write(args.texts, translate(args.texts))
@@ -150,26 +169,43 @@ def run(args: argparse.Namespace) -> int:
 
 
 class Writer:
-    """Plain lines; Moses n-best lines (``i ||| text ||| score``); or one JSON object a source."""
+    """Plain lines; Moses n-best lines (``i ||| text ||| score``); or one JSON object a source;
+    with ``alignments``, each translation's word links (``ALIGNMENT_HELP``)."""
 
-    def __init__(self, out: TextIO, n_best: int, as_json: bool):
-        self.out, self.n_best, self.as_json = out, n_best, as_json
+    def __init__(self, out: TextIO, n_best: int, as_json: bool, alignments: bool = False):
+        self.out, self.n_best, self.as_json, self.alignments = out, n_best, as_json, alignments
         self.index = 0  # of the next source, for n-best lines
 
     def write(self, sources: list[str], results: list[list[Translation]]) -> None:
         for source, options in zip(sources, results, strict=True):
             best = options[0]
             if self.as_json:
-                record = {"source": source, "translation": best.text, "score": best.score}
+                record = {"source": source, **self._record(best)}
                 if self.n_best > 1:
-                    record["n_best"] = [{"translation": o.text, "score": o.score} for o in options]
+                    record["n_best"] = [self._record(o) for o in options]
                 self.out.write(json.dumps(record, ensure_ascii=False) + "\n")
             elif self.n_best > 1:
                 for o in options:
-                    self.out.write(f"{self.index} ||| {o.text} ||| {o.score:.4f}\n")
+                    links = f" ||| {self._pharaoh(source, o)}" if self.alignments else ""
+                    self.out.write(f"{self.index} ||| {o.text} ||| {o.score:.4f}{links}\n")
+            elif self.alignments:
+                self.out.write(f"{best.text} ||| {self._pharaoh(source, best)}\n")
             else:
                 self.out.write(best.text + "\n")
             self.index += 1
+
+    def _record(self, translation: Translation) -> dict:
+        record = {"translation": translation.text, "score": translation.score}
+        if self.alignments:
+            record["alignment"] = [link.record() for link in translation.alignment or []]
+        return record
+
+    @staticmethod
+    def _pharaoh(source: str, translation: Translation) -> str:
+        from heedful.explain.align import format_links
+        from heedful.explain.alignment_spans import word_links
+
+        return format_links(set(word_links(translation.alignment or [], source, translation.text)))
 
 
 def _read_lines(path: str) -> Iterator[tuple[int, str]]:
