@@ -74,13 +74,20 @@ def word_labels(pieces: list[str], groups: list[list[int]], text: str | None = N
 def merge(weights: Tensor, row_groups: list[list[int]], col_groups: list[list[int]]) -> Tensor:
     """[.., Q, K] piece weights -> [.., Qw, Kw] word weights: rows averaged, columns summed."""
     q, k = weights.shape[-2:]
-    rows = torch.zeros(len(row_groups), q, dtype=weights.dtype, device=weights.device)
+    rows = [[0.0] * q for _ in row_groups]  # built as lists: one tensor, not one per group
     for w, group in enumerate(row_groups):
-        rows[w, group] = 1.0 / len(group)
-    cols = torch.zeros(k, len(col_groups), dtype=weights.dtype, device=weights.device)
+        for i in group:
+            rows[w][i] = 1.0 / len(group)
+    cols = [[0.0] * len(col_groups) for _ in range(k)]
     for w, group in enumerate(col_groups):
-        cols[group, w] = 1.0
-    return rows @ weights @ cols  # [Qw, Q] @ [.., Q, K] @ [K, Kw]
+        for i in group:
+            cols[i][w] = 1.0
+
+    def tensor(matrix: list[list[float]], shape: tuple[int, int]) -> Tensor:
+        return torch.tensor(matrix, dtype=weights.dtype, device=weights.device).reshape(shape)
+
+    # [Qw, Q] @ [.., Q, K] @ [K, Kw]
+    return tensor(rows, (len(row_groups), q)) @ weights @ tensor(cols, (k, len(col_groups)))
 
 
 def decoder_inputs(target: list[str]) -> list[str]:
