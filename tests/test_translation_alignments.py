@@ -18,7 +18,7 @@ from heedful.cli import main
 from heedful.config import ModelConfig
 from heedful.explain.alignment_choice import align_pair
 from heedful.explain.alignment_methods import AlignmentMethod, source_words, target_words
-from heedful.explain.alignment_spans import trim, word_links
+from heedful.explain.alignment_spans import trim, utf16_links, word_links
 from heedful.model import Transformer
 from heedful.protect import NAMES
 from heedful.textmap import TextMap
@@ -153,6 +153,13 @@ def test_a_word_carried_past_the_model_links_to_where_it_was_put_back(bundled):
     emoji = next(k for k in found.alignment if k.source_word == "😀")
     assert emoji.source == (text.index("😀"), text.index("😀") + 1)
     assert emoji.target == (found.text.index("😀"), found.text.index("😀") + 1)
+    # as a JavaScript page counts: UTF-16 code units, an emoji two of them
+    units = utf16_links(found.alignment, text, found.text)
+    assert units != found.alignment
+    for link in units:
+        for given, (start, end), word in [(text, link.source, link.source_word),
+                                          (found.text, link.target, link.target_word)]:  # fmt: skip
+            assert given.encode("utf-16-le")[2 * start : 2 * end].decode("utf-16-le") == word
 
 
 def test_the_erase_method_when_chosen(bundled, monkeypatch):

@@ -189,6 +189,26 @@ def copied(text: str) -> list[WordLink]:
     return out
 
 
+def utf16_links(links: Sequence[WordLink], source: str, target: str) -> list[WordLink]:
+    """The same links with offsets counted in UTF-16 code units, as JavaScript's strings count
+    them (a character beyond U+FFFF, such as most emoji, counts 2)."""
+    source_units, target_units = _utf16_offsets(source), _utf16_offsets(target)
+    return [
+        WordLink((source_units[s], source_units[e]), (target_units[a], target_units[b]),
+                 link.source_word, link.target_word)
+        for link in links
+        for (s, e), (a, b) in [(link.source, link.target)]
+    ]  # fmt: skip
+
+
+def _utf16_offsets(text: str) -> list[int]:
+    """For each code point offset of ``text`` (and its end), the UTF-16 offset."""
+    out = [0]
+    for char in text:
+        out.append(out[-1] + (2 if ord(char) > 0xFFFF else 1))
+    return out
+
+
 def word_links(links: Sequence[WordLink], source: str, target: str) -> list[Link]:
     """Links as (source word, target word), words being the whitespace-separated words of each
     text counted from 0 (Pharaoh format's ``i-j``), sorted."""
