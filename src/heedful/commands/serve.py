@@ -98,7 +98,8 @@ def run(args: argparse.Namespace) -> int:
     if not _is_loopback(args.host):
         print(
             f"heedful serve: listening on {args.host}: anyone who can reach it may use the models "
-            "(there is no authentication)",
+            "(only the LibreTranslate API can ask for keys, with --api-keys); it answers "
+            "requests that name it by its address or a name given with --allowed-host",
             file=sys.stderr,
         )
     if args.rate_limit is not None and args.rate_limit < 1:
