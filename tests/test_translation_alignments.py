@@ -136,7 +136,14 @@ def test_a_protected_span_links_to_itself(bundled, name, text, spans):
             ((start, start + len(span)), (at, at + len(span)))
         ], found
         assert touching[0].source_word == touching[0].target_word == span
+        assert [k.target for k in found.alignment if k.target_word == span] == [touching[0].target]
     assert not any(link.target_word in NAMES for link in found.alignment)
+    # every other word is linked too (argmax), though the model may attend to the placeholder
+    outside = found.text
+    for span in spans:
+        outside = outside.replace(span, " " * len(span))
+    others = {(s, e) for s, e in words(outside) if any(c.isalnum() for c in outside[s:e])}
+    assert others <= {k.target for k in found.alignment}
 
 
 def test_a_word_carried_past_the_model_links_to_where_it_was_put_back(bundled):
@@ -371,3 +378,5 @@ def test_text_maps_carry_spans_through_edits():
     assert recased.map((9, 15)) == (9, 16) and recased.map((3, 8)) == (3, 8)
     moved = TextMap.diff("Te quiero ❤️.", "Te quiero.")
     assert moved.map((3, 9)) == (3, 9) and moved.map((12, 13)) == (9, 10)
+    put_back = TextMap.diff("Open your dreams.", "Open Boston your dreams.")  # not "Ope|n Bosto|n"
+    assert put_back.map((0, 4)) == (0, 4) and put_back.map((5, 9)) == (12, 16)

@@ -12,6 +12,7 @@ piece (a URL and its placeholder) maps as a whole.
 from __future__ import annotations
 
 import difflib
+import re
 from bisect import bisect_right
 from collections.abc import Sequence
 
@@ -36,11 +37,25 @@ class TextMap:
 
     @classmethod
     def diff(cls, a: str, b: str) -> TextMap:
-        """The pieces ``difflib`` finds alike and different between ``a`` and ``b``."""
+        """The pieces alike and different between ``a`` and ``b``, as ``difflib`` finds them:
+        first whole words (runs without whitespace), so that a word put in or taken out moves
+        no other, then the characters between the words found in both."""
         if a == b:
             return cls.identity(len(a))
-        matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-        return cls([(i1, i2, j1, j2) for _, i1, i2, j1, j2 in matcher.get_opcodes()])
+        a_words, b_words = _words(a), _words(b)
+        matcher = difflib.SequenceMatcher(
+            None, [a[s:e] for s, e in a_words], [b[s:e] for s, e in b_words], autojunk=False
+        )
+        same = [(a_words[i + k], b_words[j + k])
+                for i, j, n in matcher.get_matching_blocks() for k in range(n)]  # fmt: skip
+        pieces: list[Piece] = []
+        at_a = at_b = 0
+        for (a0, a1), (b0, b1) in [*same, ((len(a), len(a)), (len(b), len(b)))]:
+            pieces += _between(a, b, (at_a, a0), (at_b, b0))
+            if a1 > a0:
+                pieces.append((a0, a1, b0, b1))
+            at_a, at_b = a1, b1
+        return cls(pieces)
 
     @classmethod
     def recased(cls, a: str, b: str) -> TextMap:
@@ -91,6 +106,22 @@ class TextMap:
             return (0, 0, 0, 0)
         k = max(0, bisect_right(self._starts, position) - 1)
         return self._found[k]
+
+
+def _words(text: str) -> list[Span]:
+    return [m.span() for m in re.finditer(r"\S+", text)]
+
+
+def _between(a: str, b: str, in_a: Span, in_b: Span) -> list[Piece]:
+    """Pieces for ``a[in_a]`` against ``b[in_b]``: one, if either is only whitespace, else
+    character by character."""
+    (a0, a1), (b0, b1) = in_a, in_b
+    if a0 == a1 and b0 == b1:
+        return []
+    if not a[a0:a1].strip() or not b[b0:b1].strip():
+        return [(a0, a1, b0, b1)]
+    matcher = difflib.SequenceMatcher(None, a[a0:a1], b[b0:b1], autojunk=False)
+    return [(a0 + i1, a0 + i2, b0 + j1, b0 + j2) for _, i1, i2, j1, j2 in matcher.get_opcodes()]
 
 
 def through(maps: Sequence[TextMap], span: Span) -> Span:

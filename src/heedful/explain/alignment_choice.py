@@ -10,7 +10,7 @@ development gold set only, never on the set you report.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 import torch
@@ -85,32 +85,47 @@ def align_ids(
     pairs: Sequence[tuple[list[int], list[int]]],
     method: AlignmentMethod,
     memories: list[Tensor] | None = None,
+    apart: Sequence[tuple[Collection[int], Collection[int]]] | None = None,
 ) -> list[set[Link]]:
     """Links of many pairs of ids (a source ending with end-of-sentence, the target tokens
     produced, ending with it too) by a resolved method: the attention methods read one batched
     teacher-forced pass (``heedful.explain.capture.forced_cross``, reusing the encoder outputs
-    ``memories`` if given); erasure runs its passes pair by pair."""
+    ``memories`` if given); erasure runs its passes pair by pair. ``apart``: per pair, source
+    and target words left out of the scores (placeholders, which the caller links itself), so
+    that no other word links to them."""
     from heedful.cpu import onednn_linears
     from heedful.explain.capture import forced_cross
     from heedful.explain.erasure import erasure_scores
 
     model, tokenizer = translator.model, translator.tokenizer
     source_pieces = getattr(tokenizer, "source_pieces", tokenizer.pieces)
+    apart = apart or [((), ())] * len(pairs)
     if method.method == "erase":
         return [
-            link(erasure_scores(model, src, tgt, source_pieces(src), tokenizer.pieces(tgt)),
-                 method.normalize, method.links)
-            for src, tgt in pairs
+            _link_apart(erasure_scores(model, src, tgt, source_pieces(src), tokenizer.pieces(tgt)),
+                        method, kept)
+            for (src, tgt), kept in zip(pairs, apart, strict=True)
         ]  # fmt: skip
     with torch.inference_mode(), onednn_linears(model, translator._onednn_weights):
         found = forced_cross(model, list(pairs), method.layer, memories=memories)
     out = []
     heads = slice(None) if method.heads is None else list(method.heads)
-    for (src, tgt), cross in zip(pairs, found, strict=True):
+    for (src, tgt), cross, kept in zip(pairs, found, apart, strict=True):
         weights = cross[heads].mean(0, keepdim=True)  # merging into words is linear: mean first
         scores = word_head_scores(weights, source_pieces(src), tokenizer.pieces(tgt), method.method)
-        out.append(link(scores[0], method.normalize, method.links))
+        out.append(_link_apart(scores[0], method, kept))
     return out
+
+
+def _link_apart(scores: Tensor, method: AlignmentMethod, apart) -> set[Link]:
+    """``link`` of the [target words, source words] scores without the words ``apart``."""
+    sources, targets = set(apart[0]), set(apart[1])
+    if not sources and not targets:
+        return link(scores, method.normalize, method.links)
+    rows = [j for j in range(scores.shape[0]) if j not in targets]
+    columns = [i for i in range(scores.shape[1]) if i not in sources]
+    found = link(scores[rows][:, columns], method.normalize, method.links)
+    return {(columns[i], rows[j]) for i, j in found}
 
 
 def evaluate(pairs: Sequence[Pair], gold: Sequence[Gold], method: AlignmentMethod) -> float:

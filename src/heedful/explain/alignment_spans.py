@@ -92,25 +92,44 @@ def align_translations(
     translator, pairs: Sequence[AlignedPair], method: AlignmentMethod
 ) -> list[list[WordLink]]:
     """Each pair's links on the user's texts, by a method resolved for the model."""
+    tokenizer = translator.tokenizer
+    words = [_ModelWords.of(tokenizer, p) for p in pairs]
     memories = None if any(p.memory is None for p in pairs) else [p.memory for p in pairs]
-    links = align_ids(translator, [(p.src_ids, p.tgt_ids) for p in pairs], method, memories)
-    return [
-        user_links(translator.tokenizer, p, found) for p, found in zip(pairs, links, strict=True)
-    ]
+    ids = [(p.src_ids, p.tgt_ids) for p in pairs]
+    apart = [(w.source_kept.keys(), w.target_kept.keys()) for w in words]
+    links = align_ids(translator, ids, method, memories, apart)
+    return [user_links(*found) for found in zip(pairs, words, links, strict=True)]
 
 
-def user_links(tokenizer, pair: AlignedPair, links: set[Link]) -> list[WordLink]:
-    """The model's word links (and the pair's own) as spans of the user's texts."""
+@dataclass
+class _ModelWords:
+    """Where the model's words are in its two texts (None: not found), and which of them are
+    placeholders (word index -> placeholder)."""
+
+    source: list[Span | None]
+    target: list[Span | None]
+    source_kept: dict[int, str]
+    target_kept: dict[int, str]
+
+    @classmethod
+    def of(cls, tokenizer, pair: AlignedPair) -> _ModelWords:
+        src_pieces = getattr(tokenizer, "source_pieces", tokenizer.pieces)(pair.src_ids)
+        tgt_pieces = tokenizer.pieces(pair.tgt_ids)
+        source, target = pair.source.stages[0], pair.target.stages[0]
+        src_words = model_words(source, src_pieces, source_words(src_pieces))
+        tgt_words = model_words(target, tgt_pieces, target_words(tgt_pieces))
+        return cls(src_words, tgt_words, _placeholders(source, src_words, pair.placeholders),
+                   _placeholders(target, tgt_words, pair.placeholders))  # fmt: skip
+
+
+def user_links(pair: AlignedPair, words: _ModelWords, links: set[Link]) -> list[WordLink]:
+    """The model's word links (and the pair's own) as spans of the user's texts: a placeholder
+    linked to the same placeholder only, carried words to where they were put back."""
     source, target = pair.source, pair.target
-    src_pieces = getattr(tokenizer, "source_pieces", tokenizer.pieces)(pair.src_ids)
-    tgt_pieces = tokenizer.pieces(pair.tgt_ids)
-    src_words = model_words(source.stages[0], src_pieces, source_words(src_pieces))
-    tgt_words = model_words(target.stages[0], tgt_pieces, target_words(tgt_pieces))
-    src_kept = _placeholders(source.stages[0], src_words, pair.placeholders)
-    tgt_kept = _placeholders(target.stages[0], tgt_words, pair.placeholders)
-    found: set[tuple[Span, Span]] = set()
-
+    src_words, tgt_words = words.source, words.target
+    src_kept, tgt_kept = words.source_kept, words.target_kept
     given, translation = source.stages[-1], target.stages[-1]
+    found: set[tuple[Span, Span]] = set()
 
     def add(from_source: Endpoint, from_target: Endpoint) -> None:
         s = trim(given, source.to_user(from_source[1], from_source[0]))
