@@ -1,14 +1,19 @@
 """Translate text with a trained Transformer: a tokenizer, a model and a way to decode, together.
 
     >>> translator = Translator.load("models/es-en")
-    >>> translator.translate(["Hola, mundo."])
-    ['Hello, world.']
-    >>> translator.translate(["Hola, mundo."], options=DecodingOptions(beam_size=5))
+    >>> translator.translate(["El gato negro duerme."])
+    ['The black cat sleeps.']
+    >>> translator.translate(["El gato negro duerme."], options=DecodingOptions(beam_size=5))
+    ['The black cat sleeps.']
+    >>> (found,) = translator.translate(["El gato negro duerme."], alignments=True)
+    >>> found.alignment[1]
+    WordLink(source=(8, 13), target=(4, 9), source_word='negro', target_word='black')
 
 Each part lives in a module of its own: how to decode and the search loop's glue in
 ``heedful.decoding`` (``DecodingOptions``), the searches in ``heedful.search``, real input
 (paragraphs, ALL CAPS, URLs and numbers, unreadable words) in ``heedful.real_input``, attention
-capture in ``heedful.explain.capture``. Special ids (pad, end of sentence, the decoder's start
+capture in ``heedful.explain.capture``, a translation's word links as spans of the user's texts
+in ``heedful.explain.alignment_spans``. Special ids (pad, end of sentence, the decoder's start
 token) come from ``model.config``, so an imported Marian model with its own tokenizer (anything
 with ``encode``, ``encode_batch``, ``decode`` and ``pieces``; and ``unk_id``, if it has an
 unknown piece) works the same way.
