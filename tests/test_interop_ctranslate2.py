@@ -1,5 +1,6 @@
 """`heedful export --to ctranslate2`: CTranslate2's greedy translations equal heedful's, for
-heedful models (post-LN and pre-LN, interleaved sinusoids) and for imported Marian models."""
+heedful models (post-LN and pre-LN, interleaved sinusoids) and for imported Marian models; the
+export carries the tokenizer (normalisation included) and the recorded alignment heads."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import ctranslate2
 import pytest
+import sentencepiece as spm
 import torch
 from test_interop_marian import make_marian_dir
 from test_interop_marian import sources as marian_sources
@@ -16,6 +18,7 @@ from test_interop_marian import sources as marian_sources
 from heedful.checkpoint import save_model_dir
 from heedful.cli import main
 from heedful.config import ModelConfig
+from heedful.explain.alignment_methods import AlignmentMethod, write_method
 from heedful.interop.marian import load_marian
 from heedful.model import Transformer
 from heedful.tokenizer import Tokenizer
@@ -133,3 +136,46 @@ def test_export_refuses_what_it_cannot_do(tmp_path, capsys):
     assert main(["export", "--to", "ctranslate2", str(tmp_path / "nowhere"),
                  str(tmp_path / "out")]) == 1  # fmt: skip
     assert "nowhere" in capsys.readouterr().err
+
+
+# a model directory's alignment record -> the decoder layer and heads CTranslate2 should average
+# (the tiny preset: 2 decoder layers, 4 heads; heedful's default is the penultimate layer's heads)
+ALIGNMENT_RECORDS = [
+    ({"method": "predict", "layer": 1, "heads": [3, 1]}, 1, [3, 1]),
+    ({"method": "shift", "layer": 0, "heads": [2]}, 0, [2]),
+    ({"method": "erase"}, 0, [0, 1, 2, 3]),
+]
+
+
+@pytest.mark.parametrize(("record", "layer", "heads"), ALIGNMENT_RECORDS)
+def test_export_carries_the_tokenizer_and_the_alignment_heads(tmp_path, record, layer, heads):
+    """The export's spm.model reads raw text as heedful does (normalisation included), and
+    CTranslate2's attention (return_attention) is the mean cross-attention of the recorded layer
+    and heads, row for row (row t: the step predicting token t; a shift record reads row t + 1),
+    though CTranslate2 can only average a layer's first heads: the export moves them there."""
+    model_dir = heedful_model_dir(tmp_path / "model", "paper")
+    write_method(model_dir, AlignmentMethod.from_record(record))
+    exported = export(model_dir, tmp_path / "ct2")
+    translator = Translator.load(model_dir)
+    tokenizer = translator.tokenizer
+
+    carried = spm.SentencePieceProcessor(model_file=str(tmp_path / "ct2" / "spm.model"))
+    texts = sources() + ["Qu'est-ce que c'est\u202f? «\u00a0Ｔｏｍ\u00a0»\tdijo  ﬁn. ", "e\u0301l"]
+    assert [carried.encode(text) for text in texts] == [
+        tokenizer.encode(text, add_eos=False) for text in texts
+    ]
+    assert sum(tokenizer.sp.encode(t) != tokenizer.encode(t, add_eos=False) for t in texts) >= 2
+
+    ours = assert_same_greedy(translator, exported, tokenizer.pieces, sources())
+    theirs = exported.translate_batch(
+        [tokenizer.pieces(tokenizer.encode(text, add_eos=False)) for text in sources()],
+        beam_size=1, max_decoding_length=MAX_NEW, min_decoding_length=0, return_end_token=True,
+        return_attention=True,
+    )  # fmt: skip
+    for text, pieces, result in zip(sources(), ours, theirs, strict=True):
+        target = [tokenizer.sp.piece_to_id(p) for p in pieces]
+        cross = translator.attend_ids(tokenizer.encode(text), target).cross  # [L, H, T, S]
+        expected = cross[layer, heads].mean(0)[:, :-1]  # CTranslate2 leaves out the source's </s>
+        assert torch.allclose(torch.tensor(result.attention[0]), expected, atol=1e-4)
+        others = cross[layer, [h for h in range(4) if h not in heads] or [0]].mean(0)[:, :-1]
+        assert not torch.allclose(expected, others, atol=1e-3) or len(heads) == 4
