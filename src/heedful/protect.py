@@ -14,6 +14,11 @@ model drops is put back where word alignment says (``Protected.missing``).
 A number with a decimal mark or grouped by thousands is written the target language's way
 ("1.234,50" -> "1,234.50" from Spanish to English); other numbers (phone numbers, codes) are
 copied as they are.
+
+The placeholders of software strings (``{name}``, ``{0}``, ``{{count}}``, ``%s``, ``%(count)d``,
+``%1$s``, ``%{name}``, ``${name}``, Qt's ``%1``) are protected the same way, with a name: the
+bundled models turned them into words ("Hola {name}" -> "Hello ap-handy"), and a number in their
+place was as often written out in words ("%d deux cents") as copied.
 """
 
 from __future__ import annotations
@@ -32,7 +37,18 @@ MIN_DIGITS = 5  # a number with fewer the model is left to translate itself
 _URL = r"(?:https?://|www\.)[^\s<>\"']+[^\s<>\"'.,;:!?)\]}]"
 _EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
 _NUMBER = r"\+?\d+(?:[ \u00a0\u202f.,/-]\d+)*"
-_SPAN = re.compile(rf"(?<![\w@/.+-])(?:{_URL}|{_EMAIL}|{_NUMBER})(?![\w@])")
+# software strings' placeholders: Python/ICU/.NET braces, i18next/Jinja/Weblate double braces,
+# printf (positional too) and Python's named ones, Ruby's %{name}, JavaScript's ${name}, Qt's %1;
+# a percent sign after a digit ("50%s"?) or before a letter ("%sabor") is no placeholder
+_PLACEHOLDER = (
+    r"\{\{[^{}\n]{1,40}\}\}"
+    r"|\$?\{[\w.]{0,40}(?:![rsa])?(?::[^{}\s]{0,20})?\}"
+    r"|%\{[\w.]{1,40}\}"
+    r"|(?<![%\d])%\([\w.]{1,40}\)[-#0+]*\d*(?:\.\d+)?[sdifuxXeEgGcr]"
+    r"|(?<![%\d])%(?:\d{1,2}\$)?[-#0+]*\d*(?:\.\d+)?(?:ll|l|h|z)?[sdifuxXeEgGcp@](?![A-Za-z])"
+    r"|(?<![%\d\w])%\d{1,2}(?![\d$\w])"
+)
+_SPAN = re.compile(rf"(?<![\w@/.+-])(?:{_URL}|{_EMAIL}|{_NUMBER})(?![\w@])|(?:{_PLACEHOLDER})")
 
 # (decimal mark, thousands separators read, thousands separator written); Spanish phone numbers
 # are grouped with spaces ("612 345 678"), so a space is read as grouping in French only
@@ -47,8 +63,9 @@ _NUMBERS = {
 
 
 def find_spans(text: str) -> list[tuple[int, int]]:
-    """Where ``text`` holds a URL, an e-mail address, or a number of ``MIN_DIGITS`` digits or
-    more (separators allowed: "612 345 678", "1.234,50", "+34-612-345-678")."""
+    """Where ``text`` holds a URL, an e-mail address, a number of ``MIN_DIGITS`` digits or
+    more (separators allowed: "612 345 678", "1.234,50", "+34-612-345-678"), or a placeholder
+    (``find_placeholders``)."""
     spans = []
     for match in _SPAN.finditer(text):
         span = match.group()
@@ -57,6 +74,11 @@ def find_spans(text: str) -> list[tuple[int, int]]:
                 continue
         spans.append(match.span())
     return spans
+
+
+def find_placeholders(text: str) -> list[Span]:
+    """Where ``text`` holds software placeholders (``{name}``, ``%s``, ``{{count}}``...)."""
+    return [match.span() for match in re.finditer(_PLACEHOLDER, text)]
 
 
 @dataclass

@@ -104,6 +104,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--alignments", action="store_true", help="word links with each translation (below)"
     )
+    parser.add_argument(
+        "--format", choices=("text", "html"), default="text",
+        help="html: each text (line) an HTML fragment, translated with its tags kept around the "
+        "words they were around, by word alignment (heedful.markup)",
+    )  # fmt: skip
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = ALIGNMENT_HELP
     sampling = parser.add_argument_group(
@@ -143,6 +148,8 @@ def run(args: argparse.Namespace) -> int:
     translator = Translator.load(resolve_model(args.model), quantize=args.quantize)
 
     def translate(lines: list[str]) -> list[list[Translation]]:
+        if args.format == "html":
+            return _translate_html(translator, lines, options, args)
         return translator.translate_n_best(lines, options=options, alignments=args.alignments)
 
     out: TextIO = sys.stdout
@@ -206,6 +213,16 @@ class Writer:
         from heedful.explain.alignment_spans import word_links
 
         return format_links(set(word_links(translation.alignment or [], source, translation.text)))
+
+
+def _translate_html(translator, lines, options, args) -> list[list[Translation]]:
+    """--format html: each fragment's best translation (no score, n-best or links: a fragment
+    is many texts)."""
+    from heedful.markup import translate_html
+
+    if args.n_best > 1 or args.alignments:
+        raise ValueError("--format html gives one translation a text: no --n-best or --alignments")
+    return [[Translation(html, 0.0, [])] for html in translate_html(translator, lines, options)]
 
 
 def _read_lines(path: str) -> Iterator[tuple[int, str]]:
