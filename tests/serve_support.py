@@ -36,12 +36,14 @@ def tatoeba_pairs(step: int = 250) -> list[tuple[str, str]]:
         return [tuple(line.rstrip("\n").split("\t")[:2]) for line in lines]
 
 
-def make_model_dir(directory: str | Path, seed: int = 1) -> Path:
+def make_model_dir(directory: str | Path, seed: int = 1, max_positions: int = 32) -> Path:
     """Save a tiny random es-en model to ``directory`` and return it."""
     texts = [text for pair in tatoeba_pairs() for text in pair] + [SOURCE]
     tokenizer = Tokenizer.train(texts, vocab_size=300)
     torch.manual_seed(seed)
-    config = ModelConfig.tiny(tokenizer.vocab_size, dropout=0.0, output_bias=True, max_positions=32)
+    config = ModelConfig.tiny(
+        tokenizer.vocab_size, dropout=0.0, output_bias=True, max_positions=max_positions
+    )
     model = Transformer(config).eval()
     with torch.no_grad():
         model.generator.weight.mul_(3.0)  # sharper than the initialisation: fewer near-ties

@@ -1,6 +1,7 @@
 """The HTTP API and the page: ``create_app`` builds a FastAPI app around one or more Translators.
 
-    POST /translate   {"text": "Hola."} or {"texts": [...]}, "model", "beam_size"
+    POST /translate   {"text": "Hola."} or {"texts": [...]}, "model", "beam_size", "format"
+                      (text or html), "alignments" (word links), "offsets"
     POST /attention   {"text": ..., "kind", "layer", "head", "level", "top"}: tokens and weights
     GET  /models      what each model translates
     GET  /health      liveness, and each model's queue
@@ -33,11 +34,13 @@ from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from heedful.explain.alignment_spans import utf16_links
 from heedful.explain.page import shared_script
 from heedful.serve.access import ApiKeys, HostCheck, RateLimit, error_body
 from heedful.serve.attention import attention_payload
 from heedful.serve.libretranslate import LibreTranslate, libretranslate_router
 from heedful.serve.limits import BodyLimit, MergeSlashes, PageHeaders
+from heedful.serve.markup import parse, translate_markups
 from heedful.serve.schemas import (
     AttentionRequest,
     AttentionResponse,
@@ -48,7 +51,7 @@ from heedful.serve.schemas import (
     TranslateResponse,
 )
 from heedful.serve.worker import Busy, ModelWorker
-from heedful.translator import Translator
+from heedful.translator import Translation, Translator
 
 STATIC = Path(__file__).parent / "static"
 TIMEOUT_S = 30.0
@@ -145,12 +148,25 @@ def create_app(
     )
     async def translate(request: TranslateRequest) -> dict[str, Any]:
         """Translate one text or a list of them (batched with other requests waiting); a blank
-        text in a list is translated as ""."""
+        text in a list is translated as "". ``format: html``: HTML fragments, tags kept around
+        the words aligned to theirs. ``alignments``: each translation's word links."""
         worker = worker_for(request.model)
         texts = [request.text] if request.texts is None else request.texts
-        found = await in_time(worker.translate(texts, request.beam_size))
-        translations = [options[0].text for options in found]
-        out = {"model": worker.name, "beam_size": request.beam_size}
+        out: dict[str, Any] = {"model": worker.name, "beam_size": request.beam_size}
+        if request.format == "html":
+            markups = await parse(texts)
+            translations = await translate_markups(worker, in_time, markups, request.beam_size)
+        else:
+            work = worker.translate(texts, request.beam_size, alignments=request.alignments)
+            found = [options[0] for options in await in_time(work)]
+            translations = [t.text for t in found]
+            if request.alignments:
+                utf16 = request.offsets == "utf16"
+                links = [link_records(text, t, utf16) for text, t in zip(texts, found, strict=True)]
+                if request.texts is None:
+                    out["alignment"] = links[0]
+                else:
+                    out["alignments"] = links
         if request.texts is None:
             return {**out, "translation": translations[0]}
         return {**out, "translations": translations}
@@ -196,6 +212,15 @@ def create_app(
     app.state.libretranslate = LibreTranslate(workers, in_time, api_keys, limit)
     app.include_router(libretranslate_router(app.state.libretranslate))
     return app
+
+
+def link_records(source: str, translation: Translation, utf16: bool = False) -> list[dict]:
+    """A translation's word links as the API writes them (``WordLink``), offsets in code points
+    or in UTF-16 code units."""
+    links = translation.alignment or []
+    if utf16:
+        links = utf16_links(links, source, translation.text)
+    return [link.record() for link in links]
 
 
 def default_threads() -> int:

@@ -2,7 +2,8 @@
 Weblate, libretranslatepy, deep-translator, browser extensions) take it as their base URL.
 
     POST /libretranslate/translate   q (a text or a list), source (a code or "auto"), target,
-                                     format ("text" or "html"), alternatives, api_key
+                                     format ("text" or "html"), alternatives, api_key;
+                                     heedful's own: alignments (true: word links)
     POST /libretranslate/detect      q: [{"language": "es", "confidence": 97.2}, ...]
     GET  /libretranslate/languages   [{"code": "es", "name": "Spanish", "targets": ["en"]}, ...]
 
@@ -15,8 +16,11 @@ limited, as in LibreTranslate.
 
 Translation is heedful's: each (source, target) pair is the first model that translates it,
 through its ``ModelWorker`` (so requests of both APIs are batched together), at beam 4, or more
-when more ``alternatives`` (the n-best list) are asked for. ``format=html`` translates the text
-between the tags (``heedful.serve.markup``). A source equal to the target comes back as it was.
+when more ``alternatives`` (the n-best list) are asked for. ``format=html`` translates each
+block's sentences whole and puts the tags back around the words aligned to theirs
+(``heedful.markup``). A source equal to the target comes back as it was. ``alignments=true``
+(format text; a field clients of LibreTranslate ignore) adds ``alignments``: each translation's
+word links as heedful's /translate gives them (code point offsets).
 """
 
 from __future__ import annotations
@@ -31,9 +35,10 @@ from urllib.parse import parse_qsl
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
 
+from heedful.explain.alignment_spans import copied
 from heedful.serve.access import ApiKeys, RateLimit
 from heedful.serve.languages import Detector, language_name
-from heedful.serve.markup import Markup
+from heedful.serve.markup import parse, translate_markups
 from heedful.serve.schemas import MAX_TEXT_CHARS, MAX_TEXTS
 from heedful.serve.worker import ModelWorker
 
@@ -104,7 +109,10 @@ class LibreTranslate:
         if text_format not in ("text", "html"):
             raise HTTPException(400, f"{text_format} format is not supported")
         alternatives = _count(fields.get("alternatives", 0))
-        markups = [Markup.parse(t) for t in texts] if text_format == "html" else None
+        alignments = _flag(fields.get("alignments", False), "alignments")
+        if alignments and text_format == "html":
+            raise HTTPException(400, "Invalid request: alignments are given for format text only")
+        markups = await parse(texts) if text_format == "html" else None
         plain = texts if markups is None else [m.text() for m in markups]
         for text in plain:
             if len(text) > MAX_TEXT_CHARS:
@@ -122,8 +130,10 @@ class LibreTranslate:
             if code not in self.codes:
                 raise HTTPException(400, f"{code} is not supported")
 
+        links = None
         if source == target:
             best, others = list(texts), [[] for _ in texts]
+            links = [[link.record() for link in copied(t)] for t in texts]
         elif (source, target) not in self.pairs:
             raise HTTPException(
                 400,
@@ -131,14 +141,17 @@ class LibreTranslate:
                 f"from {language_name(source)} ({source})",
             )
         elif markups is not None:
-            best = await self._translate_html(self.pairs[source, target], markups)
+            worker = self.pairs[source, target]
+            best = await translate_markups(worker, self.in_time, markups, BEAM_SIZE)
             others = [[] for _ in texts]  # as LibreTranslate: no alternatives for HTML
         else:
             worker = self.pairs[source, target]
             beam = max(BEAM_SIZE, alternatives + 1)
-            found = await self.in_time(worker.translate(texts, beam, n_best=alternatives + 1))
+            work = worker.translate(texts, beam, n_best=alternatives + 1, alignments=alignments)
+            found = await self.in_time(work)
             best = [options[0].text for options in found]
             others = [_unique([o.text for o in options[1:]], options[0].text) for options in found]
+            links = [[link.record() for link in options[0].alignment or []] for options in found]
 
         one = isinstance(q, str)
         answer: dict[str, Any] = {"translatedText": best[0] if one else best}
@@ -146,17 +159,9 @@ class LibreTranslate:
             answer["detectedLanguage"] = detected if one else [detected] * len(texts)
         if alternatives > 0:
             answer["alternatives"] = others[0] if one else others
+        if alignments:
+            answer["alignments"] = links[0] if one else links
         return answer
-
-    async def _translate_html(self, worker: ModelWorker, markups: list[Markup]) -> list[str]:
-        pieces = [text for m in markups for text in m.texts]
-        found = await self.in_time(worker.translate(pieces, BEAM_SIZE)) if pieces else []
-        out, at = [], 0
-        for markup in markups:
-            n = len(markup.nodes)
-            out.append(markup.render([options[0].text for options in found[at : at + n]]))
-            at += n
-        return out
 
 
 def libretranslate_router(api: LibreTranslate) -> APIRouter:
@@ -273,6 +278,15 @@ def _count(value: Any) -> int:
         raise HTTPException(
             400, f"Invalid request: alternatives parameter must be <= {MAX_ALTERNATIVES}"
         )
+    return value
+
+
+def _flag(value: Any, name: str) -> bool:
+    """A yes or no: true or false, or from a form "true", "false", "1", "0"."""
+    if isinstance(value, str) and value.strip().lower() in ("true", "1", "false", "0", ""):
+        return value.strip().lower() in ("true", "1")
+    if not isinstance(value, bool):
+        raise HTTPException(400, f"Invalid request: {name} must be true or false")
     return value
 
 

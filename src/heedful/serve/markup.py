@@ -1,78 +1,43 @@
-"""HTML in, HTML out: the text between the tags is translated, the tags stay as they were.
+"""``format=html`` in both APIs: each fragment's texts translated on the model's worker, batched
+with the other requests, with their word links, and every tag put back around the words it was
+around (``heedful.markup``: parsing and placing; here only the glue).
 
-    markup = Markup.parse('<p>Hola <b>mundo</b>.</p>')
-    markup.texts                                    # ['Hola', 'mundo']
-    markup.render(['Hello', 'world'])               # '<p>Hello <b>world</b>.</p>'
-
-The simple, safe way: beautifulsoup4 parses the fragment (Python's own html.parser: no <html> or
-<body> added), each text node is translated on its own with the white space around it kept, and
-nothing else is touched, so every tag and attribute comes back. The price: a sentence with a tag
-inside is translated in pieces ("Hola" and "mundo" apart). Moving tags to the words they were
-around, by word alignment, is the next step (issue 33, part 2).
-
-Left as they are: text inside <script>, <style>, <code>, <pre> and the like, inside an element
-marked ``translate="no"`` or ``class="notranslate"``, text of a link that is part of its address
-(a URL shown as a link, Mastodon's @mentions and #hashtags), text with no letter in it, and
-comments and other declarations.
+Parsing and writing HTML take a few milliseconds a fragment, so they run in a thread of the
+pool, not on the event loop.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
 
-from bs4 import BeautifulSoup, NavigableString
-from bs4.element import PreformattedString, Tag
+from fastapi.concurrency import run_in_threadpool
 
-KEEP_INSIDE = {"script", "style", "code", "pre", "kbd", "samp", "var", "textarea", "math", "svg"}
+from heedful.markup import Markup
+from heedful.serve.worker import ModelWorker
 
-
-@dataclass
-class Markup:
-    """A parsed fragment and the text nodes to translate, in document order."""
-
-    soup: BeautifulSoup
-    nodes: list[NavigableString]
-
-    @classmethod
-    def parse(cls, html: str) -> Markup:
-        soup = BeautifulSoup(html, "html.parser")
-        nodes = [node for node in soup.find_all(string=True) if _translatable(node)]
-        return cls(soup, nodes)
-
-    @property
-    def texts(self) -> list[str]:
-        """Each node's text without the white space around it."""
-        return [node.strip() for node in self.nodes]
-
-    def text(self) -> str:
-        """All the text of the fragment, to detect its language or count its characters."""
-        return " ".join(self.texts)
-
-    def render(self, translations: list[str]) -> str:
-        """The fragment with each node's text replaced by its translation. The parsed fragment
-        is changed: render once."""
-        if len(translations) != len(self.nodes):
-            raise ValueError(f"{len(self.nodes)} texts, {len(translations)} translations")
-        for node, translation in zip(self.nodes, translations, strict=True):
-            lead = node[: len(node) - len(node.lstrip())]
-            trail = node[len(node.rstrip()) :]
-            node.replace_with(NavigableString(lead + translation + trail))
-        return str(self.soup)
+__all__ = ["Markup", "parse", "translate_markups"]
 
 
-def _translatable(node: NavigableString) -> bool:
-    if isinstance(node, PreformattedString):  # comments, CDATA, doctypes, declarations
-        return False
-    text = node.strip()
-    if not any(char.isalpha() for char in text):
-        return False
-    for parent in node.parents:
-        if not isinstance(parent, Tag) or isinstance(parent, BeautifulSoup):
-            continue
-        if parent.name in KEEP_INSIDE or parent.get("translate", "").lower() == "no":
-            return False
-        if "notranslate" in parent.get_attribute_list("class"):
-            return False
-        if parent.name == "a" and text.lower() in str(parent.get("href", "")).lower():
-            return False
-    return True
+async def parse(fragments: list[str]) -> list[Markup]:
+    return await run_in_threadpool(lambda: [Markup.parse(f) for f in fragments])
+
+
+async def translate_markups(
+    worker: ModelWorker,
+    in_time: Callable[[Awaitable], Awaitable],
+    markups: list[Markup],
+    beam_size: int,
+) -> list[str]:
+    """Each parsed fragment translated, its texts in one request to ``worker``."""
+    texts = [text for markup in markups for text in markup.texts]
+    found = await in_time(worker.translate(texts, beam_size, alignments=True)) if texts else []
+
+    def render() -> list[str]:
+        out, at = [], 0
+        for markup in markups:
+            n = len(markup.segments)
+            out.append(markup.render([options[0] for options in found[at : at + n]]))
+            at += n
+        return out
+
+    return await run_in_threadpool(render)

@@ -56,9 +56,30 @@ class TranslateRequest(_Request):
     texts: Annotated[list[MaybeBlank], Field(min_length=1, max_length=MAX_TEXTS)] | None = None
     model: ModelName = None
     beam_size: BeamSize = 4
+    format: Literal["text", "html"] = Field(
+        "text",
+        description="html: each text an HTML fragment, its tags, attributes and entities kept, "
+        "each inline tag around the words aligned to those it was around",
+    )
+    alignments: bool = Field(
+        False,
+        description="word links with each translation (format text only; decoding takes about "
+        "13% longer)",
+    )
+    offsets: Literal["code_points", "utf16"] = Field(
+        "code_points",
+        description="how the links' offsets count: Unicode code points (Python's str) or "
+        "UTF-16 code units (JavaScript's strings: an emoji counts 2)",
+    )
 
     model_config = ConfigDict(
-        json_schema_extra={"examples": [{"text": "El gato negro duerme en el jardín."}]}
+        json_schema_extra={
+            "examples": [
+                {"text": "El gato negro duerme en el jardín."},
+                {"text": "El gato negro duerme en el jardín.", "alignments": True},
+                {"text": '<p>Haz clic <a href="/x">aquí</a>.</p>', "format": "html"},
+            ]
+        }
     )
 
     @model_validator(mode="after")
@@ -67,7 +88,21 @@ class TranslateRequest(_Request):
             raise ValueError('give "text" (a string) or "texts" (a list of strings)')
         if self.text is not None and self.texts is not None:
             raise ValueError('give "text" or "texts", not both')
+        if self.alignments and self.format == "html":
+            raise ValueError("alignments are given for format text only")
         return self
+
+
+class WordLink(BaseModel):
+    """A source word aligned to a target word: ``source`` and ``target`` are [start, end)
+    offsets into the text given and into its translation, ``source_word`` and ``target_word``
+    the words they hold (punctuation at either end left out). A URL, e-mail address, number or
+    placeholder links to itself; a word carried as it is (an emoji) to where it was put back."""
+
+    source: tuple[int, int]
+    target: tuple[int, int]
+    source_word: str
+    target_word: str
 
 
 class TranslateResponse(BaseModel):
@@ -75,6 +110,12 @@ class TranslateResponse(BaseModel):
     beam_size: int
     translation: str | None = Field(None, description='for "text"')
     translations: list[str] | None = Field(None, description='for "texts", in their order')
+    alignment: list[WordLink] | None = Field(
+        None, description='with "alignments": the links of "translation", by source then target'
+    )
+    alignments: list[list[WordLink]] | None = Field(
+        None, description='with "alignments": the links of each of "translations"'
+    )
 
 
 Kind = Literal["cross", "encoder", "decoder"]
