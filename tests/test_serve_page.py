@@ -2,7 +2,9 @@
 
 Type a sentence, click Translate, and see the translation, the heatmap (one cell per weight, the
 words on its edges), hover highlighting, the layer / head / kind buttons and the explainer's
-table, all agreeing with what the API answers; and no request leaves the server.
+table, all agreeing with what the API answers; click or hover a word of the source or of the
+translation and see the words aligned to it, as /translate links them, apart from the heatmap;
+and no request leaves the server.
 
 Needs Playwright (the Python package) and Debian's chromium (/usr/bin/chromium): Playwright's
 own browser download is never used.
@@ -106,6 +108,11 @@ def translate(page, text: str) -> None:
     sync_api.expect(page.locator("#translate")).to_have_text("Translate")
 
 
+def translation(server: str, text: str, model: str | None = None, beam_size: int = 4) -> str:
+    body = {"text": text, "model": model, "beam_size": beam_size}
+    return get(server + "/translate", body)["translation"]
+
+
 def heatmap_labels(page) -> tuple[list[str], list[str]]:
     rows = page.locator("#heatmap th.row").all_text_contents()
     cols = page.locator("#heatmap th.col").all_text_contents()
@@ -142,7 +149,8 @@ def test_translate_and_explore_the_attention(page, server):
 
     api = get(server + "/attention", {"text": TEXT, "kind": "cross", "layer": -1, "head": "mean"})
     view = api["attention"]["cross"]
-    sync_api.expect(page.locator("#translation")).to_have_text(api["translation"])
+    sync_api.expect(page.locator("#translation")).to_have_text(translation(server, TEXT))
+    assert api["translation"] == translation(server, TEXT)  # one sentence: the same
     assert heatmap_labels(page) == (view["queries"], view["keys"])
     assert page.locator("#heatmap td").count() == len(view["queries"]) * len(view["keys"])
     describe = page.locator("#describe").text_content()
@@ -186,8 +194,8 @@ def test_another_model_and_an_empty_text(page, server):
     page.locator("#model").select_option("other")
     page.locator("#beam").select_option("1")
     translate(page, SOURCE)
-    api = get(server + "/attention", {"text": SOURCE, "model": "other", "beam_size": 1})
-    sync_api.expect(page.locator("#translation")).to_have_text(api["translation"])
+    expected = translation(server, SOURCE, model="other", beam_size=1)
+    sync_api.expect(page.locator("#translation")).to_have_text(expected)
     assert page.locator("#meta").text_content().startswith("other · beam 1")
 
     asked = len(page.requested)
@@ -234,11 +242,76 @@ def test_an_error_or_another_model_clears_the_previous_translation(page, server)
     page.locator("#model").select_option("other")
     assert shown(page) == NOTHING
     translate(page, TEXT)
-    api = get(server + "/attention", {"text": TEXT, "model": "other"})
-    sync_api.expect(page.locator("#translation")).to_have_text(api["translation"])
+    sync_api.expect(page.locator("#translation")).to_have_text(translation(server, TEXT, "other"))
     assert page.locator("#meta").text_content().startswith("other · beam 4")
     assert page.locator("#error").is_hidden()
     # the browser logs the 422 itself; the page's script raised nothing
     assert page.problems == [
         "Failed to load resource: the server responded with a status of 422 (Unprocessable Entity)"
     ]
+
+
+def linked_words(answer: dict, side: str) -> list[tuple[list[int], list[list[int]]]]:
+    """Each linked word of one side (its UTF-16 span, sorted) and the spans linked to it."""
+    other = "target" if side == "source" else "source"
+    spans = sorted({tuple(k[side]) for k in answer["alignment"]})
+    return [
+        (
+            list(span),
+            sorted({tuple(k[other]) for k in answer["alignment"] if tuple(k[side]) == span}),
+        )
+        for span in spans
+    ]
+
+
+def utf16(text: str, span) -> str:
+    return text.encode("utf-16-le")[2 * span[0] : 2 * span[1]].decode("utf-16-le")
+
+
+def lit(page, box: str, kind: str) -> list[str]:
+    return page.locator(f"#{box} .aw.{kind}").all_text_contents()
+
+
+def test_clicking_a_word_shows_the_words_aligned_to_it(page, server):
+    text = "🙂 El gato negro duerme en el jardín."  # an emoji: offsets in UTF-16 code units
+    translate(page, text)
+    body = {"text": text, "alignments": True, "offsets": "utf16"}
+    answer = get(server + "/translate", body)
+    sync_api.expect(page.locator("#translation")).to_have_text(answer["translation"])
+    sources, targets = linked_words(answer, "source"), linked_words(answer, "target")
+    assert page.locator("#source-words .aw").all_text_contents() == [
+        utf16(text, span) for span, _ in sources
+    ]
+    assert page.locator("#translation .aw").all_text_contents() == [
+        utf16(answer["translation"], span) for span, _ in targets
+    ]
+    assert page.locator("#source-words").text_content() == text
+
+    # Hover a source word: it and its target words light up, and the line says which.
+    k = max(range(len(sources)), key=lambda i: len(sources[i][1]))
+    word = page.locator(f'#source-words .aw[data-i="{k}"]')
+    word.hover()
+    expected = [utf16(answer["translation"], span) for span in sources[k][1]]
+    assert lit(page, "translation", "hit") == expected
+    assert lit(page, "source-words", "sel") == [utf16(text, sources[k][0])]
+    info = page.locator("#alignment-info").text_content()
+    assert info == f"{utf16(text, sources[k][0])} → {', '.join(expected)}"
+    assert page.locator("#heatmap .hl, #heatmap .on").count() == 0  # not the attention view
+    screenshot(page, "alignment")
+
+    # Click a target word: pinned, it stays lit while the mouse goes elsewhere.
+    j = len(targets) - 1
+    page.locator(f'#translation .aw[data-i="{j}"]').click()
+    page.locator('#source-words .aw[data-i="0"]').hover()
+    assert lit(page, "source-words", "hit") == [utf16(text, span) for span in targets[j][1]]
+    assert lit(page, "translation", "sel") == [utf16(answer["translation"], targets[j][0])]
+    page.mouse.move(5, 5)
+    assert page.locator("#source-words .aw.hit").count() == len(targets[j][1])
+    page.locator(f'#translation .aw[data-i="{j}"]').click()  # let go
+    assert page.locator(".aw.hit, .aw.sel").count() == 0
+
+    # The keyboard too: Enter on a focused word.
+    word.focus()
+    page.keyboard.press("Enter")
+    assert lit(page, "translation", "hit") == expected
+    assert page.problems == []

@@ -1,6 +1,8 @@
-// heedful serve: the page. Translate with POST /attention, then draw the selected kind, layer and
-// head as a heatmap, with the explainer's table that the server computed (heedful.explain.tables).
-// Switching the view asks the server again: it keeps the sentence's weights, so no model runs.
+// heedful serve: the page. Translate with POST /translate (with its word alignment: click or
+// hover a word to see the words aligned to it) and POST /attention, then draw the selected kind,
+// layer and head as a heatmap, with the explainer's table that the server computed
+// (heedful.explain.tables). Switching the view asks the server again: it keeps the sentence's
+// weights, so no model runs.
 "use strict";
 (function () {
   const $ = (id) => document.getElementById(id);
@@ -18,6 +20,8 @@
   // What is asked for; `sentence` is fixed at each Translate, the view changes without a model.
   const state = {sentence: null, kind: "cross", layer: -1, head: "mean", level: "words"};
   let answer = null;   // the latest /attention response
+  let aligned = null;  // the latest /translate response with its links, indexed (alignment())
+  let pinned = null;   // the word clicked: {side, i}
   let current = null;  // {view, w: rows of weights [Q][K], max}
   let focus = null;    // {q, k}: either may be null
   let asked = 0;       // number of the latest request: older answers are dropped
@@ -62,12 +66,21 @@
     busy(true, isNewSentence);
     const started = performance.now();
     try {
-      const data = await post("/attention", body);
+      // A new sentence: its translation with word links (UTF-16 offsets, as JavaScript counts),
+      // and its attention, asked together.
+      const links = isNewSentence
+        ? post("/translate", {text: s.text, model: s.model, beam_size: s.beam,
+                              alignments: true, offsets: "utf16"})
+        : null;
+      const [data, translated] = await Promise.all([post("/attention", body), links]);
       if (number !== asked) return;
       showError(null);
       answer = data;
       answer.seconds = (performance.now() - started) / 1000;
-      if (isNewSentence) showTranslation();
+      if (isNewSentence) {
+        aligned = alignment(s.text, translated);
+        showTranslation();
+      }
       render();
     } catch (e) {
       if (number === asked) showError(e.message);
@@ -95,10 +108,15 @@
 
   function clearResult() {
     answer = null;
+    aligned = null;
+    pinned = null;
     current = null;
     focus = null;
     $("result").hidden = true;
-    $("translation").textContent = "";
+    $("source-words").replaceChildren();
+    $("translation").replaceChildren();
+    $("alignment-info").textContent = "";
+    $("raw").hidden = true;
     $("meta").textContent = "";
     $("explore").hidden = true;
     $("heatmap").replaceChildren();
@@ -109,13 +127,127 @@
   function showTranslation() {
     $("result").hidden = false;
     const t = $("translation");
-    t.textContent = answer.translation;
-    t.classList.toggle("empty", !answer.translation);
-    if (!answer.translation) t.textContent = "(empty translation)";
+    words($("source-words"), aligned.source, aligned.sourceSpans, "source");
+    words(t, aligned.translation, aligned.targetSpans, "target");
+    t.classList.toggle("empty", !aligned.translation);
+    if (!aligned.translation) t.textContent = "(empty translation)";
+    showLinks(null);
+    // The attention below is of the text translated as one sequence; /translate cuts a text
+    // into sentences and keeps URLs and numbers from the model, so the two may differ.
+    $("raw").hidden = answer.translation === aligned.translation;
+    $("raw-translation").textContent = answer.translation;
     const score = answer.score === null ? "" : " · score " + answer.score.toFixed(2);
     $("meta").textContent = answer.model + " · beam " + answer.beam_size + score + " · " +
                             answer.seconds.toFixed(2) + " s";
     $("explore").hidden = false;
+  }
+
+  // --- the word alignment: click or hover a word, see the words aligned to it ----------------
+  // Distinct from the attention below: these are the links the model's alignment method draws
+  // from it (the model directory's "alignment" record), word to word, as the API gives them.
+
+  // The /translate answer indexed: each side's linked words (spans, sorted) and, for each, the
+  // other side's words it is linked to.
+  function alignment(source, data) {
+    const links = data.alignment || [];
+    const key = (span) => span[0] + ":" + span[1];
+    const spans = (side) => {
+      const seen = new Map();
+      for (const link of links) seen.set(key(link[side]), link[side]);
+      return [...seen.values()].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    };
+    const sourceSpans = spans("source"), targetSpans = spans("target");
+    const at = (list) => new Map(list.map((span, i) => [key(span), i]));
+    const sourceAt = at(sourceSpans), targetAt = at(targetSpans);
+    const toTarget = sourceSpans.map(() => []), toSource = targetSpans.map(() => []);
+    for (const link of links) {
+      const i = sourceAt.get(key(link.source)), j = targetAt.get(key(link.target));
+      toTarget[i].push(j);
+      toSource[j].push(i);
+    }
+    return {source, translation: data.translation, sourceSpans, targetSpans, toTarget, toSource};
+  }
+
+  // The text with each linked word in a span of its own (overlapping spans: the first only).
+  function words(container, text, spans, side) {
+    container.replaceChildren();
+    let at = 0;
+    spans.forEach(([start, end], i) => {
+      if (start < at) return;
+      if (start > at) container.append(text.slice(at, start));
+      const word = document.createElement("span");
+      word.className = "aw";
+      word.dataset.side = side;
+      word.dataset.i = String(i);
+      word.tabIndex = 0;
+      word.textContent = text.slice(start, end);
+      container.appendChild(word);
+      at = end;
+    });
+    if (at < text.length) container.append(text.slice(at));
+  }
+
+  function wordAt(side, i) {
+    const box = side === "source" ? $("source-words") : $("translation");
+    return box.querySelector('.aw[data-i="' + i + '"]');
+  }
+
+  // Light up a word ({side, i}) and the words aligned to it; null: none.
+  function showLinks(word) {
+    for (const el of document.querySelectorAll(".aw.sel, .aw.hit")) {
+      el.classList.remove("sel", "hit");
+    }
+    $("aligned").classList.toggle("focused", !!word);
+    const info = $("alignment-info");
+    if (!word || !aligned) {
+      info.textContent = aligned && aligned.sourceSpans.length
+        ? "Click or hover a word to see the words aligned to it."
+        : "No word links for this translation.";
+      return;
+    }
+    const other = word.side === "source" ? "target" : "source";
+    const found = (word.side === "source" ? aligned.toTarget : aligned.toSource)[word.i];
+    const el = wordAt(word.side, word.i);
+    if (el) el.classList.add("sel");
+    const names = [];
+    for (const j of [...found].sort((a, b) => a - b)) {
+      const hit = wordAt(other, j);
+      if (hit) { hit.classList.add("hit"); names.push(hit.textContent); }
+    }
+    info.replaceChildren();
+    const strong = document.createElement("strong");
+    strong.textContent = el ? el.textContent : "";
+    info.append(strong, word.side === "source" ? " → " : " ← ", names.join(", "),
+                pinned ? "  (click it again to let go)" : "");
+  }
+
+  function alignmentEvents() {
+    const box = $("aligned");
+    const wordOf = (e) => {
+      const el = e.target.closest(".aw");
+      return el ? {side: el.dataset.side, i: Number(el.dataset.i)} : null;
+    };
+    box.addEventListener("mouseover", (e) => {
+      const word = wordOf(e);
+      if (word && !pinned && aligned) showLinks(word);
+    });
+    box.addEventListener("mouseleave", () => { if (!pinned) showLinks(null); });
+    const toggle = (word) => {  // pin a word's links, or let them go
+      const same = pinned && pinned.side === word.side && pinned.i === word.i;
+      pinned = same ? null : word;
+      showLinks(pinned);
+    };
+    box.addEventListener("click", (e) => {
+      const word = wordOf(e);
+      if (word && aligned) toggle(word);
+    });
+    box.addEventListener("keydown", (e) => {
+      const word = wordOf(e);
+      if (word && aligned && (e.key === "Enter" || e.key === " ")) {
+        e.preventDefault();
+        toggle(word);
+      }
+    });
   }
 
   // --- controls -------------------------------------------------------------------------------
@@ -346,6 +478,7 @@
     if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) $("form").requestSubmit();
   });
   heatmapEvents();
+  alignmentEvents();
   count();
   loadModels().catch((e) => showError("Could not list the models: " + e.message));
 })();
