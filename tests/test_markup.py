@@ -324,6 +324,13 @@ def test_what_the_model_lost_is_put_back_after_the_aligned_word():
     assert text == "Hello {name}, how are you?"
     assert ((span_of(source, "{name}")), span_of(text, "{name}")) in links
     assert (span_of(source, "qué"), span_of(text, "how")) in links  # moved with the text
+    # said twice: the last goes, and the links after it move back
+    source, target = "Hola {name}.", "Hello {name} and {name} too."
+    pairs = [("Hola", "Hello"), ("{name}", "{name}")]
+    links = links_of(source, target, pairs) + [((0, 4), span_of(target, "too"))]
+    text, links = insert_missing(source, target, links, [(span_of(source, "{name}"), "{name}")])
+    assert text == "Hello {name} and too."
+    assert links[-1] == ((0, 4), span_of(text, "too"))
     # a no-break space takes the place of the nearest space
     source, target = "20\u00a0€ al día", "20 € a day"
     required = [(span_of(source, "\u00a0"), "\u00a0")]
@@ -379,3 +386,61 @@ def test_the_readme_table_shows_each_row(translated):
 if __name__ == "__main__":
     models = {name: Translator.load(model_dir(name)) for name in SNIPPETS}
     print(markdown_table({name: translate_all(models[name], SNIPPETS[name]) for name in SNIPPETS}))
+
+
+# --- any links: nothing is lost ----------------------------------------------------------------
+
+TRICKY = [
+    "",
+    "Solo texto, sin etiquetas.",
+    "<p>Sin cerrar <b>negrita <i>y cursiva</p> fuera",
+    "<b>uno<br>dos</b> tres <a href='/x'><div>bloque</div> en enlace</a>",
+    "<p>Antes <script>var a = '<b>';</script> después <style>p{}</style> fin.</p>",
+    '<p><img src="a.png"></p><p><a href="/vacío"></a> <span></span> solo <wbr>esto</p>',
+    "<p><b><i><u><s>muy</s> anidado</u></i></b> aquí <code>a <b>b</b></code>.</p>",
+    '<p data-x="a&amp;b &quot;c&quot;">&lt;b&gt; no es etiqueta &amp; &#169; &#x263A;</p>',
+    "<ul>\n  <li>\n    Uno <em>dos</em>\n  </li>\n  <li>tres</li>\n</ul>",
+    "<p>{h0} y {h1} ya están, <kbd>Ctrl</kbd> + <kbd>C</kbd>, %s y {{n}}.</p>",
+]
+
+
+class Shuffler:
+    """A stand-in translator: each text's words shuffled, some dropped or doubled, with random
+    links between the words kept and any source word (or none)."""
+
+    def __init__(self, seed: int):
+        import random
+
+        self.rng = random.Random(seed)
+
+    def translate_n_best(self, texts, options=None, alignments=False):
+        from heedful.explain.alignment_spans import WordLink
+        from heedful.real_input import Translation
+
+        out = []
+        for text in texts:
+            words = [(m.span(), m.group()) for m in re.finditer(r"\S+", text)]
+            kept = [w for w in words if self.rng.random() > 0.2]
+            kept += [w for w in words if self.rng.random() < 0.1]
+            self.rng.shuffle(kept)
+            translation, links, at = [], [], 0
+            for _, word in kept:
+                for source, _ in self.rng.sample(words, min(len(words), self.rng.randrange(3))):
+                    links.append(WordLink(source, (at, at + len(word)), "", ""))
+                translation.append(word)
+                at += len(word) + 1
+            out.append([Translation(" ".join(translation), 0.0, [], links)])
+        return out
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_under_any_links_every_tag_and_kept_element_comes_back(seed):
+    fragments = [s for snippets in SNIPPETS.values() for s in snippets if is_html(s)] + TRICKY
+    translator = Shuffler(seed)
+    for fragment, output in zip(fragments, translate_html(translator, fragments), strict=True):
+        assert elements(output) == elements(fragment), (fragment, output)
+        assert placeholders(output) == placeholders(fragment), (fragment, output)
+        found = BeautifulSoup(output, "html.parser")
+        for tag in BeautifulSoup(fragment, "html.parser").find_all(True):
+            if _kept(tag):
+                assert any(tag == other for other in found.find_all(tag.name)), (tag, output)

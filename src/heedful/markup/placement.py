@@ -17,7 +17,8 @@ then say where each element goes:
   placeholder standing for an element kept as it is). Nothing is ever dropped.
 
 ``insert_missing`` first puts back what the model lost and must be there (a placeholder, a
-symbol written as an entity): after the target word aligned to the source word before it.
+symbol written as an entity): after the target word aligned to the source word before it; and
+drops what the model repeated.
 
 Everything here works on strings and spans only (``heedful.markup.document`` does the HTML).
 """
@@ -67,12 +68,14 @@ def insert_missing(
     source: str, translation: str, links: Sequence[Pair], required: Sequence[tuple[Span, str]]
 ) -> tuple[str, list[Pair]]:
     """``translation`` with each required string of ``source`` (its span there, and the string)
-    that it lacks put back, and the links moved to match, with a link from each string put back
-    to its place. A space-like character (a no-break space) replaces the space nearest its
-    place, if the translation has one."""
+    that it lacks put back (and any it holds more often than the source dropped), and the links
+    moved to match, with a link from each string put back to its place. A space-like character
+    (a no-break space) replaces the space nearest its place, if the translation has one."""
     links = list(links)
     for span, text in sorted(required):
         needed = source.count(text)
+        while translation.count(text) > needed:  # the model said it twice: the last goes
+            translation, links = _remove_last(translation, links, text)
         if translation.count(text) >= needed:
             continue
         at = anchor(span[0], source, translation, links)
@@ -90,6 +93,20 @@ def insert_missing(
         start = at + len(before)
         links.append((span, (start, start + len(text))))
     return translation, links
+
+
+def _remove_last(translation: str, links: list[Pair], text: str) -> tuple[str, list[Pair]]:
+    """``translation`` without the last ``text`` in it (and a space before it), links moved."""
+    start = translation.rindex(text)
+    end = start + len(text)
+    if start > 0 and translation[start - 1] == " ":
+        start -= 1
+    elif end < len(translation) and translation[end] == " ":
+        end += 1
+    kept = [(s, t) for s, t in links if not (start <= t[0] and t[1] <= end)]
+    gone = end - start
+    moved = [(s, tuple(x - gone if x >= end else min(x, start) for x in t)) for s, t in kept]
+    return translation[:start] + translation[end:], moved  # type: ignore[return-value]
 
 
 def anchor(position: int, source: str, translation: str, links: Sequence[Pair]) -> int:
