@@ -220,13 +220,13 @@ def _pair(translator, prepared: Prepared, carried: Unreadable | None, src_ids: l
     protected, sentence = prepared.protected, prepared.sentence
     model_text = prepared.text if carried is None else carried.text
     before_casing = sentence if protected is None else protected.text
-    unprotected = TextMap.identity(len(sentence))
+    unprotected = TextMap.identity()
     source = Side(
         [model_text, prepared.text, before_casing, sentence],
         [TextMap.diff(model_text, prepared.text), TextMap.recased(prepared.text, before_casing),
          unprotected if protected is None else protected.sentence_map(sentence)],
     )  # fmt: skip
-    restored = TextMap.identity(len(done.cased))
+    restored = TextMap.identity()
     if protected is not None:
         text, restored = protected.restore_map(done.cased)
         restored = restored if text == done.text else TextMap.diff(done.cased, done.text)

@@ -24,16 +24,16 @@ class TextMap:
     """Offsets in a text ``a`` -> offsets in its edited form ``b``, from pieces that cover both
     texts in order (a piece may be empty on one side: an insertion or a deletion)."""
 
-    def __init__(self, pieces: Sequence[Piece]):
-        self.pieces = tuple(pieces)
-        self._same = len(self.pieces) == 1 and self.pieces[0][:2] == self.pieces[0][2:]
+    def __init__(self, pieces: Sequence[Piece] | None):
+        """``pieces`` None: the identity (the texts are the same), whatever their length."""
+        self.pieces = None if pieces is None else tuple(pieces)
         # the pieces non-empty in a, by start: the ones a position of a can fall in
-        self._found = [p for p in self.pieces if p[1] > p[0]]
+        self._found = [p for p in self.pieces or () if p[1] > p[0]]
         self._starts = [p[0] for p in self._found]
 
     @classmethod
-    def identity(cls, length: int) -> TextMap:
-        return cls([(0, length, 0, length)])
+    def identity(cls) -> TextMap:
+        return IDENTITY
 
     @classmethod
     def diff(cls, a: str, b: str) -> TextMap:
@@ -41,7 +41,7 @@ class TextMap:
         first whole words (runs without whitespace), so that a word put in or taken out moves
         no other, then the characters between the words found in both."""
         if a == b:
-            return cls.identity(len(a))
+            return IDENTITY
         a_words, b_words = _words(a), _words(b)
         matcher = difflib.SequenceMatcher(
             None, [a[s:e] for s, e in a_words], [b[s:e] for s, e in b_words], autojunk=False
@@ -62,7 +62,7 @@ class TextMap:
         """``b`` is ``a`` with some letters' case changed: character to character, unless a
         change of case changed a length ("ß" -> "SS"), then as ``diff`` of the lowered texts."""
         if len(a) == len(b):
-            return cls.identity(len(a))
+            return IDENTITY
         lower_a, lower_b = a.lower(), b.lower()
         if len(lower_a) == len(a) and len(lower_b) == len(b):
             return cls.diff(lower_a, lower_b)
@@ -87,12 +87,14 @@ class TextMap:
 
     def inverse(self) -> TextMap:
         """Offsets in ``b`` -> offsets in ``a``."""
+        if self.pieces is None:
+            return self
         return TextMap([(b0, b1, a0, a1) for a0, a1, b0, b1 in self.pieces])
 
     def map(self, span: Span) -> Span:
         """Where the characters of ``span`` (non-empty, in ``a``) are in ``b``: a span that ends
         inside a piece mapped as a whole takes in the whole piece."""
-        if self._same:  # the identity
+        if self.pieces is None:
             return span
         start, end = span
         a0, a1, b0, b1 = self._piece_at(start)
@@ -106,6 +108,9 @@ class TextMap:
             return (0, 0, 0, 0)
         k = max(0, bisect_right(self._starts, position) - 1)
         return self._found[k]
+
+
+IDENTITY = TextMap(None)
 
 
 def _words(text: str) -> list[Span]:

@@ -86,13 +86,15 @@ def align_ids(
     method: AlignmentMethod,
     memories: list[Tensor] | None = None,
     apart: Sequence[tuple[Collection[int], Collection[int]]] | None = None,
+    pieces: Sequence[tuple[list[str], list[str]]] | None = None,
 ) -> list[set[Link]]:
     """Links of many pairs of ids (a source ending with end-of-sentence, the target tokens
     produced, ending with it too) by a resolved method: the attention methods read one batched
     teacher-forced pass (``heedful.explain.capture.forced_cross``, reusing the encoder outputs
     ``memories`` if given); erasure runs its passes pair by pair. ``apart``: per pair, source
     and target words left out of the scores (placeholders, which the caller links itself), so
-    that no other word links to them."""
+    that no other word links to them. ``pieces``: each pair's source and target pieces, if the
+    caller has them."""
     from heedful.cpu import onednn_linears
     from heedful.explain.capture import forced_cross
     from heedful.explain.erasure import erasure_scores
@@ -100,19 +102,20 @@ def align_ids(
     model, tokenizer = translator.model, translator.tokenizer
     source_pieces = getattr(tokenizer, "source_pieces", tokenizer.pieces)
     apart = apart or [((), ())] * len(pairs)
+    if pieces is None:
+        pieces = [(source_pieces(src), tokenizer.pieces(tgt)) for src, tgt in pairs]
     if method.method == "erase":
         return [
-            _link_apart(erasure_scores(model, src, tgt, source_pieces(src), tokenizer.pieces(tgt)),
-                        method, kept)
-            for (src, tgt), kept in zip(pairs, apart, strict=True)
-        ]  # fmt: skip
+            _link_apart(erasure_scores(model, src, tgt, *both), method, kept)
+            for (src, tgt), both, kept in zip(pairs, pieces, apart, strict=True)
+        ]
     with torch.inference_mode(), onednn_linears(model, translator._onednn_weights):
         found = forced_cross(model, list(pairs), method.layer, memories=memories)
     out = []
     heads = slice(None) if method.heads is None else list(method.heads)
-    for (src, tgt), cross, kept in zip(pairs, found, apart, strict=True):
+    for cross, both, kept in zip(found, pieces, apart, strict=True):
         weights = cross[heads].mean(0, keepdim=True)  # merging into words is linear: mean first
-        scores = word_head_scores(weights, source_pieces(src), tokenizer.pieces(tgt), method.method)
+        scores = word_head_scores(weights, *both, method.method)
         out.append(_link_apart(scores[0], method, kept))
     return out
 

@@ -93,11 +93,13 @@ def align_translations(
 ) -> list[list[WordLink]]:
     """Each pair's links on the user's texts, by a method resolved for the model."""
     tokenizer = translator.tokenizer
-    words = [_ModelWords.of(tokenizer, p) for p in pairs]
+    source_pieces = getattr(tokenizer, "source_pieces", tokenizer.pieces)
+    pieces = [(source_pieces(p.src_ids), tokenizer.pieces(p.tgt_ids)) for p in pairs]
+    words = [_ModelWords.of(p, *found) for p, found in zip(pairs, pieces, strict=True)]
     memories = None if any(p.memory is None for p in pairs) else [p.memory for p in pairs]
     ids = [(p.src_ids, p.tgt_ids) for p in pairs]
     apart = [(w.source_kept.keys(), w.target_kept.keys()) for w in words]
-    links = align_ids(translator, ids, method, memories, apart)
+    links = align_ids(translator, ids, method, memories, apart, pieces)
     return [user_links(*found) for found in zip(pairs, words, links, strict=True)]
 
 
@@ -112,9 +114,7 @@ class _ModelWords:
     target_kept: dict[int, str]
 
     @classmethod
-    def of(cls, tokenizer, pair: AlignedPair) -> _ModelWords:
-        src_pieces = getattr(tokenizer, "source_pieces", tokenizer.pieces)(pair.src_ids)
-        tgt_pieces = tokenizer.pieces(pair.tgt_ids)
+    def of(cls, pair: AlignedPair, src_pieces: list[str], tgt_pieces: list[str]) -> _ModelWords:
         source, target = pair.source.stages[0], pair.target.stages[0]
         src_words = model_words(source, src_pieces, source_words(src_pieces))
         tgt_words = model_words(target, tgt_pieces, target_words(tgt_pieces))
@@ -188,6 +188,8 @@ def trim(text: str, span: Span) -> Span:
     """``span`` without the punctuation at its ends (brackets, quotes, ``.,;:!?¡¿…`` and the
     like; not ``/``, ``#``, ``%``, which URLs and numbers end with), unless it is nothing else."""
     start, end = span
+    if start < end and text[start].isalnum() and text[end - 1].isalnum():  # most words
+        return span
     while start < end and _is_edge(text[start]):
         start += 1
     while end > start and _is_edge(text[end - 1]):
