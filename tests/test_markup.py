@@ -296,6 +296,10 @@ def test_words_without_links_go_to_their_text_or_relative_place():
     assert placed(source, target, pairs, [Inline(span_of(source, "Guardar"))]) == ["Guardar"]
     source, target = "uno dos tres cuatro", "one two three four"
     assert placed(source, target, [], [Inline(span_of(source, "tres"))]) == ["three"]
+    source, target = "Ve al hotel Ritz.", "Go to the Ritz hotel."  # a word, not a part of one
+    assert placed(source, target, [], [Inline(span_of(source, "al"))]) == ["to the"]
+    source, target = "Hola mundo.", "Hi."  # punctuation stays outside
+    assert placed(source, target, [], [Inline(span_of(source, "mundo"))]) == ["Hi"]
 
 
 def test_an_empty_element_goes_after_the_word_aligned_to_the_one_before_it():

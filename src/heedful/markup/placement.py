@@ -25,6 +25,7 @@ Everything here works on strings and spans only (``heedful.markup.document`` doe
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -157,9 +158,9 @@ class _Wanted:
         if linked:
             return self.snap((min(t[0] for t in linked), max(t[1] for t in linked)))
         text = self.source[start:end].strip()
-        found = self.translation.find(text) if text else -1
-        if found >= 0:
-            return self.snap((found, found + len(text)))
+        found = re.search(rf"(?<!\w){re.escape(text)}(?!\w)", self.translation) if text else None
+        if found:  # the same words, as a name is
+            return self.snap(found.span())
         scale = len(self.translation) / max(1, len(self.source))
         at, to = round(start * scale), round(end * scale)
         return self.snap(_words_around(self.translation, at, max(at + 1, to)))
@@ -266,7 +267,8 @@ def _to_space(text: str, at: int) -> int:
 
 
 def _words_around(text: str, start: int, end: int) -> Span:
-    """The whole words that the characters ``start:end`` of ``text`` touch."""
+    """The whole words that the characters ``start:end`` of ``text`` touch, without the
+    punctuation at either end (unless they are nothing else)."""
     start, end = min(max(start, 0), len(text)), min(max(end, 0), len(text))
     while start > 0 and not text[start - 1].isspace():
         start -= 1
@@ -276,4 +278,9 @@ def _words_around(text: str, start: int, end: int) -> Span:
         start += 1
     while end > start and text[end - 1].isspace():
         end -= 1
-    return start, end
+    inner_start, inner_end = start, end
+    while inner_start < inner_end and not text[inner_start].isalnum():
+        inner_start += 1
+    while inner_end > inner_start and not text[inner_end - 1].isalnum():
+        inner_end -= 1
+    return (inner_start, inner_end) if inner_end > inner_start else (start, end)
