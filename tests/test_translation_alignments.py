@@ -120,6 +120,7 @@ def test_all_caps_links_the_words_as_written_to_the_translation_in_capitals(bund
         ("en-fr", f"Visit {URL} for details.", [URL]),
         ("es-en", f"Mi web es {URL} y mi correo ({EMAIL}).", [URL, EMAIL]),
         ("es-en", "Llama al 612 345 678, por favor.", ["612 345 678"]),
+        ("es-en", "Hola {name}, tienes %d mensajes nuevos.", ["{name}", "%d"]),
     ],
 )
 def test_a_protected_span_links_to_itself(bundled, name, text, spans):

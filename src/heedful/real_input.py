@@ -25,7 +25,14 @@ from torch import Tensor
 from heedful.casing import capitalise, is_all_caps, is_title_case, uncapitalise
 from heedful.decoding import DecodingOptions, fit_source
 from heedful.explain.align import align, penultimate
-from heedful.explain.alignment_spans import AlignedPair, Side, WordLink, align_translations, copied
+from heedful.explain.alignment_spans import (
+    AlignedPair,
+    Side,
+    WordLink,
+    align_translations,
+    copied,
+    trim,
+)
 from heedful.explain.words import STANDALONE
 from heedful.protect import Protected, find_spans, find_word, protect
 from heedful.segment import Paragraph
@@ -238,8 +245,10 @@ def _pair(translator, prepared: Prepared, carried: Unreadable | None, src_ids: l
     links = []  # each word carried past the model, to where it was put back
     unknown = list(zip(carried.words, carried.spans, strict=True)) if carried else []
     for word, span in zip(done.split.words, done.carried, strict=True):
-        if unknown and word == unknown[0][0]:
-            links.append(((1, unknown.pop(0)[1]), (1, span)))
+        if unknown and word == unknown[0][0]:  # punctuation it holds left out, as of any word
+            links.append(
+                ((1, trim(prepared.text, unknown.pop(0)[1])), (1, trim(done.put_back, span)))
+            )
         elif (where := find_word(word, model_text)) is not None:  # a placeholder dropped
             links.append(((0, where), (1, span)))
     config = translator.config
@@ -272,19 +281,3 @@ def _put_back(translator, split: Unreadable, translation: str) -> tuple[str, lis
         if len(targets) == len(translation.split()):  # else: by relative place
             links = align(words, penultimate(words.cross.shape[0]))
     return put_back_spans(split, translation, links)
-
-
-def knows_some_of(tokenizer, eos_id: int, ids: list[int]) -> bool:
-    """Whether a source holds a piece other than unknown characters, a bare word boundary
-    and end-of-sentence: from nothing else a model can only hallucinate."""
-    unknown = {eos_id, getattr(tokenizer, "unk_id", None)}
-    pieces = tokenizer.pieces(ids)
-    return any(i not in unknown and p != "\u2581" for i, p in zip(ids, pieces, strict=True))
-
-
-def rarity(tokenizer, word: str) -> tuple[int, float]:
-    """How rare a spelling of a word is to the tokenizer (heedful.casing): its pieces, then
-    minus their scores, where the tokenizer has them."""
-    ids = tokenizer.encode(word)
-    score = getattr(getattr(tokenizer, "sp", None), "get_score", None)
-    return len(ids), -sum(map(score, ids)) if score is not None else 0.0

@@ -227,10 +227,18 @@ class Translator:
         return self.tokenizer.decode([i for i in tokens if i != self.config.eos_id])
 
     def _knows_some_of(self, ids: list[int]) -> bool:
-        return real_input.knows_some_of(self.tokenizer, self.config.eos_id, ids)
+        """Whether a source holds a piece other than unknown characters, a bare word boundary
+        and end-of-sentence: from nothing else a model can only hallucinate."""
+        unknown = {self.config.eos_id, getattr(self.tokenizer, "unk_id", None)}
+        pieces = self.tokenizer.pieces(ids)
+        return any(i not in unknown and p != "\u2581" for i, p in zip(ids, pieces, strict=True))
 
     def _rarity(self, word: str) -> tuple[int, float]:
-        return real_input.rarity(self.tokenizer, word)
+        """How rare a spelling of a word is to the tokenizer (heedful.casing): its pieces, then
+        minus their scores, where the tokenizer has them."""
+        ids = self.tokenizer.encode(word)
+        score = getattr(getattr(self.tokenizer, "sp", None), "get_score", None)
+        return len(ids), -sum(map(score, ids)) if score is not None else 0.0
 
     def _pad(self, sources: list[list[int]]) -> Tensor:
         return decoding.pad(sources, self.config.pad_id, next(self.model.parameters()).device)

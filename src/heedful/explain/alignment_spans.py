@@ -132,8 +132,9 @@ def user_links(pair: AlignedPair, words: _ModelWords, links: set[Link]) -> list[
     found: set[tuple[Span, Span]] = set()
 
     def add(from_source: Endpoint, from_target: Endpoint) -> None:
-        s = trim(given, source.to_user(from_source[1], from_source[0]))
-        t = trim(translation, target.to_user(from_target[1], from_target[0]))
+        # the model's words were trimmed in its texts: a placeholder becomes its whole span
+        s = source.to_user(from_source[1], from_source[0])
+        t = target.to_user(from_target[1], from_target[0])
         if s[0] < s[1] and t[0] < t[1]:
             found.add((s, t))
 
