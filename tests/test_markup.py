@@ -17,6 +17,7 @@ from bs4 import BeautifulSoup
 
 from heedful.bundled import model_dir
 from heedful.cli import main
+from heedful.explain.alignment_spans import WordLink
 from heedful.markup import Markup, translate_html
 from heedful.markup.document import BLOCK, _entities, _kept, _must_stay
 from heedful.markup.placement import Inline, anchor, insert_missing, place
@@ -99,8 +100,8 @@ SNIPPETS = {
     ],
 }
 TABLE = [  # the README's rows: (model, snippet number)
-    ("es-en", 0), ("es-en", 1), ("es-en", 4), ("es-en", 5), ("es-en", 6), ("es-en", 9),
-    ("es-en", 11), ("en-fr", 0), ("en-fr", 1), ("en-fr", 3), ("en-fr", 6), ("en-fr", 9),
+    ("es-en", 0), ("es-en", 1), ("es-en", 4), ("es-en", 3), ("es-en", 5), ("es-en", 9),
+    ("es-en", 20), ("en-fr", 0), ("en-fr", 1), ("en-fr", 3), ("en-fr", 6), ("en-fr", 11),
 ]  # fmt: skip
 
 
@@ -279,6 +280,27 @@ def test_siblings_swap_places_with_their_words_and_never_overlap():
     assert nodes[1].target == (5, 5)
 
 
+def test_an_element_keeps_clear_of_a_siblings_words():
+    """A stray link (Wednesday -> heures) would stretch <time> over "dix", which is <b>'s."""
+    source, target = "on Wednesday at ten", "mercredi à dix heures"
+    pairs = [("Wednesday", "mercredi"), ("Wednesday", "heures"), ("at", "à"), ("ten", "dix")]
+    nodes = [Inline(span_of(source, "Wednesday")), Inline(span_of(source, "ten"))]
+    assert placed(source, target, pairs, nodes) == ["mercredi", "dix"]
+    # alone, the same element spans its words from the first to the last
+    assert placed(source, target, pairs, [Inline(span_of(source, "Wednesday"))]) == [
+        "mercredi à dix heures"
+    ]
+
+
+def test_the_same_word_and_words_over_punctuation_are_preferred():
+    source, target = "Mañana voy a Madrid.", "I'm going to Madrid tomorrow."
+    pairs = [("Madrid", "I'm"), ("Madrid", "going"), ("Madrid", "Madrid"), ("Madrid", "tomorrow")]
+    assert placed(source, target, pairs, [Inline(span_of(source, "Madrid"))]) == ["Madrid"]
+    source, target = "Abre los ajustes.", "Open the settings !"
+    pairs = [("Abre", "Open"), ("ajustes", "settings"), ("ajustes", "!")]
+    assert placed(source, target, pairs, [Inline(span_of(source, "ajustes"))]) == ["settings"]
+
+
 def test_a_child_stays_inside_its_parent():
     source, target = "el gato negro duerme", "the black cat sleeps"
     pairs = [("el", "the"), ("gato", "cat"), ("negro", "black"), ("duerme", "sleeps")]
@@ -357,6 +379,32 @@ def test_entities_are_written_as_the_input_wrote_them():
 
     out = markup.render([Same()])
     assert out == '<p title="a &quot;b&quot;">Caf&eacute; &amp; t&eacute;&nbsp;&copy;</p>'
+
+
+def test_links_showing_their_address_are_kept_and_links_of_words_translated():
+    kept = [
+        '<a href="https://example.org/a">https://example.org/a</a>',
+        '<a href="https://example.org/a">example.org/a</a>',
+        '<a href="mailto:ana@example.com">ana@example.com</a>',
+        '<a href="https://social.example/@ana">@ana</a>',
+        '<a href="https://social.example/tags/gatos">#gatos</a>',
+        '<a href="/x" class="mention">Ana</a>',
+    ]
+    words = ['<a href="/borrar">borrar</a>', '<a href="/docs">la guía</a>', '<a href="#">aquí</a>']
+    for fragment in kept + words:
+        tag = BeautifulSoup(fragment, "html.parser").a
+        assert _kept(tag) == (fragment in kept), fragment
+
+
+def test_no_tag_goes_inside_a_placeholder():
+    markup = Markup.parse("<p>Tengo <b>{0}</b> perros.</p>")
+    assert markup.texts == ["Tengo {0} perros."]
+
+    class Translated:  # the links of "{0}" leave out its braces, as the Translator's do
+        text = "I have {0} dogs."
+        alignment = [WordLink((7, 8), (8, 9), "0", "0")]
+
+    assert markup.render([Translated()]) == "<p>I have <b>{0}</b> dogs.</p>"
 
 
 def test_blocks_br_and_kept_elements_make_the_texts():

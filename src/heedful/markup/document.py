@@ -156,10 +156,13 @@ def _kept(tag: Tag) -> bool:
     if tag.name == "a":
         if {"mention", "hashtag", "u-url"} & set(classes):
             return True
-        shown = tag.get_text().strip()
+        shown = " ".join(tag.get_text().split()).lower()
         href = str(tag.get("href", "")).lower()
-        bare = shown.lstrip("@#").lower()
-        return bool(bare) and (bare in href or shown.lower().startswith(("http", "www.")))
+        if shown[:1] in ("@", "#"):  # a handle or a tag
+            return shown[1:] in href
+        if " " in shown or not any(c in shown for c in "./@"):
+            return False  # words: "aquí", "borrar" (href="/borrar")
+        return shown in href or shown.startswith(("http", "www."))  # an address
     return False
 
 
@@ -275,7 +278,7 @@ def _entities(fragment: str) -> dict[str, str]:
 def _render(segment: Segment, translation: str, links: list) -> None:
     """Replace the segment's nodes by the translation with its elements put back."""
     translation, links = insert_missing(segment.text, translation, links, segment.required)
-    whole = []
+    whole = find_placeholders(translation)  # no tag goes inside "{0}"
     for name, (span, _) in segment.tokens.items():
         at = translation.find(name)
         whole.append((at, at + len(name)))

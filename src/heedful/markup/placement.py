@@ -6,15 +6,18 @@ and its children. The word links of the translation (``WordLink``s, reduced to p
 then say where each element goes:
 
 - an element around words goes around the target words aligned to them, as one contiguous span
-  from the first to the last (``Click <a href="/x">here</a> to continue.``);
+  from the first to the last (``Click <a href="/x">here</a> to continue.``); of a word's
+  links, those to the same word only if there are some (a name linked to more than itself),
+  and one to punctuation only if there is nothing else;
 - an element whose words got no link goes around the same text if the translation holds it (a
   name kept as it was), else around the words at the same relative place;
 - an element around no text (``<img>``, ``<br>``-like atoms, a comment) goes after the target
   word aligned to the source word before it (or before the one aligned to the word after it);
-- the result is a tree again: a child stays inside its parent, siblings do not overlap (a later
+- the result is a tree again: a child stays inside its parent, siblings do not overlap (an
+  element keeps clear of the words aligned to a sibling's words where it can, and a later
   sibling takes the free part of its span that holds most of its words, or none: it is then
   left empty in place), and no boundary falls inside a span that must stay whole (a
-  placeholder standing for an element kept as it is). Nothing is ever dropped.
+  placeholder). Nothing is ever dropped.
 
 ``insert_missing`` first puts back what the model lost and must be there (a placeholder, a
 symbol written as an entity): after the target word aligned to the source word before it; and
@@ -26,7 +29,7 @@ Everything here works on strings and spans only (``heedful.markup.document`` doe
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +37,7 @@ from heedful.textmap import Span
 
 Pair = tuple[Span, Span]  # (source span, target span): a word link
 SPACES = "\u00a0\u2009\u202f\u2007"  # written as entities, lost to the tokenizer's normalisation
+_PUNCTUATION = ".,;:!?¡¿…\"'()[]{}«»“”‘’"
 
 
 @dataclass
@@ -144,9 +148,24 @@ class _Wanted:
     whole: Sequence[Span]
 
     def linked(self, node: Inline) -> list[Span]:
-        """The target spans aligned to the source words inside the node."""
+        """The target spans aligned to the source words inside the node; of a source word's,
+        those that are the same word if there are some (a name: "Madrid" linked to "I'm going
+        to Madrid tomorrow"), else those with a letter or digit if there are some."""
         s0, s1 = node.source
-        return [t for s, t in self.links if s[0] < s1 and s[1] > s0 and t[1] > t[0]]
+        by_word: dict[Span, list[Span]] = {}
+        for s, t in self.links:
+            if s[0] < s1 and s[1] > s0 and t[1] > t[0]:
+                by_word.setdefault(s, []).append(t)
+        out = []
+        for s, found in by_word.items():
+            word = self.source[s[0] : s[1]].lower().strip(_PUNCTUATION)
+            text = [self.translation[t[0] : t[1]] for t in found]
+            same = [
+                t for t, w in zip(found, text, strict=True) if w.lower().strip(_PUNCTUATION) == word
+            ]
+            wordy = [t for t, w in zip(found, text, strict=True) if any(map(str.isalnum, w))]
+            out += same or wordy or found
+        return out
 
     def span(self, node: Inline) -> Span:
         """Where the node would go, were it alone."""
@@ -179,12 +198,14 @@ class _Wanted:
 def _fit(nodes: list[Inline], region: Span, wanted: _Wanted) -> None:
     """Place sibling ``nodes`` inside ``region``, apart from each other, then their children."""
     placed: list[Span] = []
-    for node in nodes:
+    own = [set(wanted.linked(node)) for node in nodes]
+    for k, node in enumerate(nodes):
         want = _clip(wanted.span(node), region)
         if want[0] == want[1] or node.source[0] == node.source[1]:
             node.target = (want[0], want[0])
-        else:
-            node.target = _free_part(want, region, placed, wanted.linked(node), wanted)
+        else:  # a sibling's words (and not its own) are as good as taken
+            others = {t for m, words in enumerate(own) if m != k for t in words} - own[k]
+            node.target = _free_part(want, region, placed, sorted(own[k]), wanted, others)
         if node.target[1] > node.target[0]:
             placed.append(node.target)
     for node in nodes:  # an empty node inside a sibling moves to that sibling's nearer edge
@@ -199,24 +220,29 @@ def _fit(nodes: list[Inline], region: Span, wanted: _Wanted) -> None:
 
 
 def _free_part(
-    want: Span, region: Span, placed: list[Span], linked: list[Span], wanted: _Wanted
+    want: Span,
+    region: Span,
+    placed: list[Span],
+    linked: list[Span],
+    wanted: _Wanted,
+    others: Collection[Span] = (),
 ) -> Span:
     """The part of ``want`` not taken by a sibling that holds most of the node's aligned words
-    (trimmed to them and to no white space at either end); empty if nothing is free."""
-    free = [want]
-    for s0, s1 in placed:
-        free = [p for f in free for p in ((f[0], min(f[1], s0)), (max(f[0], s1), f[1]))]
-    free = [f for f in free if f[1] > f[0]]
+    (trimmed to them and to no white space at either end), keeping clear of the words aligned
+    to a sibling's where it can; empty if nothing is free."""
+
+    def inside(f: Span) -> list[Span]:
+        return [t for t in linked if f[0] <= t[0] and t[1] <= f[1]]
+
+    free = _subtract(want, [*placed, *others])
+    if not any(inside(f) for f in free):
+        free = _subtract(want, placed)
     if not free:  # all taken: empty, at the end of the sibling that took its start
         at = want[0]
         for s0, s1 in placed:
             if s0 <= at < s1:
                 at = s1
         return (min(at, region[1]), min(at, region[1]))
-
-    def inside(f: Span) -> list[Span]:
-        return [t for t in linked if f[0] <= t[0] and t[1] <= f[1]]
-
     best = max(free, key=lambda f: len(inside(f)))  # the first of the best
     words = inside(best)
     if words:
@@ -228,6 +254,15 @@ def _free_part(
     while end > start and text[end - 1].isspace():
         end -= 1
     return (start, end) if end > start else (best[0], best[0])
+
+
+def _subtract(span: Span, taken: Collection[Span]) -> list[Span]:
+    """The non-empty parts of ``span`` outside every span ``taken``."""
+    free = [span]
+    for s0, s1 in taken:
+        free = [p for f in free for p in ((f[0], min(f[1], s0)), (max(f[0], s1), f[1]))]
+        free = [f for f in free if f[1] > f[0]]
+    return free
 
 
 # --- small helpers -------------------------------------------------------------------------------
