@@ -13,6 +13,7 @@ from dataclasses import replace
 import pytest
 import torch
 
+from heedful import decoding
 from heedful.bundled import model_dir
 from heedful.cli import main
 from heedful.config import ModelConfig
@@ -243,18 +244,18 @@ def tiny():
 
 
 def with_outputs(translator: Translator, monkeypatch) -> Translator:
-    """The translator's search (its encoder's outputs kept) with OUTPUTS for translations: a
-    random model's own are a piece repeated, one word."""
-    generate, tokenizer = translator.generate, translator.tokenizer
+    """The translator's search with OUTPUTS for translations (a random model's own are a piece
+    repeated, one word), given as a batch's hypotheses, encoder output and all."""
+    search, tokenizer = decoding._search, translator.tokenizer
     pairs = zip(TEXTS, OUTPUTS, strict=True)
     wanted = {tuple(tokenizer.encode(s)): tokenizer.encode(t) for s, t in pairs}
 
-    def fixed(src_ids, *args, **kwargs):
-        found = generate(src_ids, *args, **kwargs)
+    def fixed(model, sources, *args, **kwargs):
+        found, memory = search(model, sources, *args, **kwargs)
         return [[replace(h, tokens=wanted[tuple(ids)]) for h in hs]
-                for ids, hs in zip(src_ids, found, strict=True)]  # fmt: skip
+                for ids, hs in zip(sources, found, strict=True)], memory  # fmt: skip
 
-    monkeypatch.setattr(translator, "generate", fixed)
+    monkeypatch.setattr(decoding, "_search", fixed)
     return translator
 
 
@@ -329,6 +330,19 @@ def test_a_method_set_on_the_translator_wins_and_erasure_runs_no_attention_pass(
     assert word_links(found.alignment, TEXTS[0], found.text) == [(3 - j, j) for j in range(4)][::-1]
 
 
+def test_a_generate_without_the_hook_still_gets_links_and_the_same(bundled, monkeypatch):
+    """Translations the decoding hook did not see (a generate that drops it) are aligned after
+    decoding, the sources encoded again: the links are the same."""
+    translator = Translator.load(model_dir("es-en"))  # its own: generate is replaced
+    texts = ["El gato negro duerme.", "Mi hermano vive en Madrid. ¿Y tú?"]
+    expected = translator.translate(texts, alignments=True)
+    generate = translator.generate
+    monkeypatch.setattr(
+        translator, "generate", lambda src, *a, on_batch=None, **k: generate(src, *a, **k)
+    )
+    assert translator.translate(texts, alignments=True) == expected
+
+
 def test_the_batched_forced_pass_gives_each_pairs_own_attention(tiny):
     """forced_cross over a batch (with the encoder run there, or its output given) equals
     forced decoding of each pair alone, layer by layer."""
@@ -338,8 +352,13 @@ def test_the_batched_forced_pass_gives_each_pairs_own_attention(tiny):
     translator = Translator(model, tokenizer)
     pairs = [(tokenizer.encode(s), tokenizer.encode(t)) for s, t in zip(TEXTS, TEXTS[::-1],
                                                                           strict=True)]  # fmt: skip
-    memories = []
-    translator.generate([src for src, _ in pairs], 2, max_length=3, memories=memories)
+    memories = [None] * len(pairs)
+
+    def keep(batch, found, memory):  # the encoder's output, as decoding hands it over
+        for row, k in enumerate(batch):
+            memories[k] = memory.states[row, : len(pairs[k][0])]
+
+    translator.generate([src for src, _ in pairs], 2, max_length=3, on_batch=keep)
     for layer in range(model.config.n_decoder_layers):
         batched = forced_cross(model, pairs, layer)
         reused = forced_cross(model, pairs, layer, memories=memories)

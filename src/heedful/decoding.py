@@ -114,7 +114,7 @@ def generate(
     keep_attention: bool = False,
     onednn_weights: OneDNNWeights | None = None,
     beam: Callable[..., list[list[Hypothesis]]] = beam_search,
-    memories: list[Tensor] | None = None,
+    on_batch: Callable[[list[int], list[list[Hypothesis]], Memory], None] | None = None,
 ) -> list[list[Hypothesis]]:
     """Per source (ids ending with end-of-sentence), its ``options.n_best`` hypotheses, best
     first, in the caller's order. ``banned``: ids never generated; ``force_eos``: an output cut
@@ -122,16 +122,15 @@ def generate(
     per token, its decoder self-attention [L, H, t] and cross-attention [L, H, S] (beam search
     reorders them with the beams). ``onednn_weights``: the packed weights kept between calls
     (``heedful.cpu.onednn_linears``). ``beam``: the beam search to run (a test's spy).
-    ``memories``: a list to fill with each source's encoder output [S, d_model], in the
-    caller's order (for a teacher-forced pass after decoding to reuse).
+    ``on_batch(indices, hypotheses, memory)``: called after each batch with its sources'
+    indices in ``src_ids``, their hypotheses and their encoder output (for a teacher-forced pass
+    to reuse while it is at hand).
     """
     config = model.config
     sources = [fit_source(ids, config) for ids in src_ids]
     generator = None if options.sampling is None else options.sampling.generator()
     order = sorted(range(len(sources)), key=lambda i: -len(sources[i]))
     results: list[list[Hypothesis]] = [[] for _ in sources]
-    if memories is not None:
-        memories[:] = [torch.empty(0)] * len(sources)
     with onednn_linears(model, onednn_weights or OneDNNWeights()):
         for start in range(0, len(order), options.batch_size):
             batch = order[start : start + options.batch_size]
@@ -140,10 +139,10 @@ def generate(
                 model, [sources[i] for i in batch], lengths, options, banned=banned,
                 force_eos=force_eos, keep_attention=keep_attention, generator=generator, beam=beam,
             )  # fmt: skip
-            for row, (i, hypotheses) in enumerate(zip(batch, found, strict=True)):
+            for i, hypotheses in zip(batch, found, strict=True):
                 results[i] = hypotheses
-                if memories is not None:
-                    memories[i] = memory.states[row, : len(sources[i])]
+            if on_batch is not None:
+                on_batch(batch, found, memory)
     return results
 
 

@@ -20,23 +20,14 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass
 
-from torch import Tensor
-
 from heedful.casing import capitalise, is_all_caps, is_title_case, uncapitalise
-from heedful.decoding import DecodingOptions, fit_source
+from heedful.decoding import DecodingOptions
 from heedful.explain.align import align, penultimate
-from heedful.explain.alignment_spans import (
-    AlignedPair,
-    Side,
-    WordLink,
-    align_translations,
-    copied,
-    trim,
-)
+from heedful.explain.alignment_spans import WordLink, copied
 from heedful.explain.words import STANDALONE
-from heedful.protect import Protected, find_spans, find_word, protect
+from heedful.protect import Protected, find_spans, protect
 from heedful.segment import Paragraph
-from heedful.textmap import Span, TextMap
+from heedful.textmap import Span
 from heedful.unknown_words import Unreadable, put_back_spans, split_unreadable
 
 
@@ -163,26 +154,23 @@ def translate_sentences(translator, sentences: list[str], in_capitals: list[bool
             f"{sentences[unreadable[0]][:40]!r}); left untranslated",
             stacklevel=5,
         )
-    memories: list[Tensor] = []  # with alignments: the encoder's outputs, for the forced pass
-    keep = {"memories": memories} if alignments else {}
-    hypotheses = translator.generate([src_ids[i] for i in todo], options=options, **keep)
+    links = None
+    if alignments:
+        from heedful.translation_links import TranslationLinks
+
+        links = TranslationLinks(translator, prepared, carried, src_ids, todo)
+    hook = {"on_batch": links.on_batch} if links else {}
+    hypotheses = translator.generate([src_ids[i] for i in todo], options=options, **hook)
+    if links:
+        links.complete(hypotheses)
     empty = [] if alignments else None
     out: list[list[Translation]] = [[Translation("", 0.0, [], empty)] for _ in sentences]
-    pairs: list[AlignedPair] = []
-    for k, (i, found) in enumerate(zip(todo, hypotheses, strict=True)):
+    for i, found in zip(todo, hypotheses, strict=True):
         out[i] = []
-        for h in found:
+        for option, h in enumerate(found):
             done = finish(translator, prepared[i], carried.get(i), translator._text(h.tokens))
-            out[i].append(Translation(done.text, h.score, h.tokens))
-            if alignments:
-                pair = _pair(translator, prepared[i], carried.get(i), src_ids[i], h, done)
-                pair.memory = memories[k] if memories else None
-                pairs.append(pair)
-    if pairs:
-        links = iter(align_translations(translator, pairs, translator.resolved_alignment()))
-        for i in todo:
-            for translation in out[i]:
-                translation.alignment = next(links)
+            alignment = links.of(i, option, done) if links else None
+            out[i].append(Translation(done.text, h.score, h.tokens, alignment))
     return out
 
 
@@ -218,46 +206,6 @@ def finish(
         cased = capitalise(put, [] if protected is None else protected.placeholders)
     text = cased if protected is None else protected.restore(cased)
     return Finished(translation, split, put, spans, cased, text)
-
-
-def _pair(translator, prepared: Prepared, carried: Unreadable | None, src_ids: list[int],
-          hypothesis, done: Finished) -> AlignedPair:  # fmt: skip
-    """One translation to align: the model's ids and texts, and every edit between them and
-    the user's (heedful.textmap)."""
-    protected, sentence = prepared.protected, prepared.sentence
-    model_text = prepared.text if carried is None else carried.text
-    before_casing = sentence if protected is None else protected.text
-    unprotected = TextMap.identity()
-    source = Side(
-        [model_text, prepared.text, before_casing, sentence],
-        [TextMap.diff(model_text, prepared.text), TextMap.recased(prepared.text, before_casing),
-         unprotected if protected is None else protected.sentence_map(sentence)],
-    )  # fmt: skip
-    restored = TextMap.identity()
-    if protected is not None:
-        text, restored = protected.restore_map(done.cased)
-        restored = restored if text == done.text else TextMap.diff(done.cased, done.text)
-    target = Side(
-        [done.model, done.put_back, done.cased, done.text],
-        [TextMap.diff(done.model, done.put_back), TextMap.recased(done.put_back, done.cased),
-         restored],
-    )  # fmt: skip
-    links = []  # each word carried past the model, to where it was put back
-    unknown = list(zip(carried.words, carried.spans, strict=True)) if carried else []
-    for word, span in zip(done.split.words, done.carried, strict=True):
-        if unknown and word == unknown[0][0]:  # punctuation it holds left out, as of any word
-            links.append(
-                ((1, trim(prepared.text, unknown.pop(0)[1])), (1, trim(done.put_back, span)))
-            )
-        elif (where := find_word(word, model_text)) is not None:  # a placeholder dropped
-            links.append(((0, where), (1, span)))
-    config = translator.config
-    tokens = hypothesis.tokens
-    if tokens[-1:] != [config.eos_id] and len(tokens) < config.max_positions:
-        tokens = [*tokens, config.eos_id]  # so that its last word groups as any other
-    placeholders = [] if protected is None else protected.placeholders
-    src = fit_source(src_ids, config, quiet=True)
-    return AlignedPair(src, tokens, source, target, placeholders, links)
 
 
 def _split_unreadable(translator, text: str, ids: list[int]) -> Unreadable | None:

@@ -21,6 +21,7 @@ unknown piece) works the same way.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal, overload
@@ -170,20 +171,20 @@ class Translator:
         *,
         options: DecodingOptions | None = None,
         keep_attention: bool = False,
-        memories: list[Tensor] | None = None,
+        on_batch: Callable[..., None] | None = None,
         **decoding_keywords: Any,
     ) -> list[list[Hypothesis]]:
         """Token-id level translation: per source (ids ending with end-of-sentence), its n_best
         hypotheses, best first (``heedful.decoding.generate``). Options as for ``translate``.
         ``keep_attention``: each hypothesis's trace holds, per token, its decoder
-        self-attention [L, H, t] and cross-attention [L, H, S]. ``memories``: a list to fill
-        with each source's encoder output [S, d_model]."""
+        self-attention [L, H, t] and cross-attention [L, H, S]. ``on_batch(indices,
+        hypotheses, memory)``: called after each batch (``heedful.decoding.generate``)."""
         options = DecodingOptions.given(options, beam_size, **decoding_keywords)
         return decoding.generate(
             self.model, src_ids, options, banned=self.banned_ids(), force_eos=self.force_eos,
             keep_attention=keep_attention, onednn_weights=self._onednn_weights,
             beam=beam_search,  # looked up here at each call, where a test may replace it
-            memories=memories,
+            on_batch=on_batch,
         )  # fmt: skip
 
     def banned_ids(self) -> list[int]:

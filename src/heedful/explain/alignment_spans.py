@@ -76,69 +76,83 @@ class Side:
 
 
 @dataclass
-class AlignedPair:
-    """What it takes to align one translation and show the links on the user's texts."""
+class ModelPair:
+    """One translation as the model aligns it: the ids it read and produced (both ending with
+    end-of-sentence), its two texts, and the placeholders in them (linked to themselves only)."""
 
-    src_ids: list[int]  # as the model read them, ending with end-of-sentence
-    tgt_ids: list[int]  # the translation's tokens, ending with end-of-sentence
-    source: Side
-    target: Side
-    placeholders: Sequence[str] = ()  # words that link to themselves only
-    carried: list[tuple[Endpoint, Endpoint]] = field(default_factory=list)  # links made outside
-    memory: Tensor | None = None  # the encoder's output [S, d_model], if decoding kept it
-
-
-def align_translations(
-    translator, pairs: Sequence[AlignedPair], method: AlignmentMethod
-) -> list[list[WordLink]]:
-    """Each pair's links on the user's texts, by a method resolved for the model."""
-    tokenizer = translator.tokenizer
-    source_pieces = getattr(tokenizer, "source_pieces", tokenizer.pieces)
-    pieces = [(source_pieces(p.src_ids), tokenizer.pieces(p.tgt_ids)) for p in pairs]
-    words = [_ModelWords.of(p, *found) for p, found in zip(pairs, pieces, strict=True)]
-    memories = None if any(p.memory is None for p in pairs) else [p.memory for p in pairs]
-    ids = [(p.src_ids, p.tgt_ids) for p in pairs]
-    apart = [(w.source_kept.keys(), w.target_kept.keys()) for w in words]
-    links = align_ids(translator, ids, method, memories, apart, pieces)
-    return [user_links(*found) for found in zip(pairs, words, links, strict=True)]
+    src_ids: list[int]
+    tgt_ids: list[int]
+    source_text: str
+    target_text: str
+    placeholders: Sequence[str] = ()
 
 
 @dataclass
-class _ModelWords:
-    """Where the model's words are in its two texts (None: not found), and which of them are
-    placeholders (word index -> placeholder)."""
+class ModelLinks:
+    """A pair's links between the model's words, where those words are in the model's texts
+    (None: not found), and which of them are placeholders (word index -> placeholder)."""
 
+    links: set[Link]
     source: list[Span | None]
     target: list[Span | None]
     source_kept: dict[int, str]
     target_kept: dict[int, str]
 
-    @classmethod
-    def of(cls, pair: AlignedPair, src_pieces: list[str], tgt_pieces: list[str]) -> _ModelWords:
-        source, target = pair.source.stages[0], pair.target.stages[0]
-        src_words = model_words(source, src_pieces, source_words(src_pieces))
-        tgt_words = model_words(target, tgt_pieces, target_words(tgt_pieces))
-        return cls(src_words, tgt_words, _placeholders(source, src_words, pair.placeholders),
-                   _placeholders(target, tgt_words, pair.placeholders))  # fmt: skip
+
+@dataclass
+class Edits:
+    """How a pair's texts became the user's (each side from the model's text, stage 0), and
+    the links made apart from the model: words carried past it, to where they were put back."""
+
+    source: Side
+    target: Side
+    carried: list[tuple[Endpoint, Endpoint]] = field(default_factory=list)
 
 
-def user_links(pair: AlignedPair, words: _ModelWords, links: set[Link]) -> list[WordLink]:
-    """The model's word links (and the pair's own) as spans of the user's texts: a placeholder
-    linked to the same placeholder only, carried words to where they were put back."""
-    source, target = pair.source, pair.target
-    src_words, tgt_words = words.source, words.target
-    src_kept, tgt_kept = words.source_kept, words.target_kept
+def model_links(
+    translator,
+    pairs: Sequence[ModelPair],
+    method: AlignmentMethod,
+    memories: list[Tensor] | None = None,
+) -> list[ModelLinks]:
+    """Each pair's links by a method resolved for the model (``align_ids``: one batched forced
+    pass; ``memories``: each pair's encoder output [S, d_model] if decoding kept it), its
+    placeholders left out of the scores."""
+    tokenizer = translator.tokenizer
+    source_pieces = getattr(tokenizer, "source_pieces", tokenizer.pieces)
+    pieces = [(source_pieces(p.src_ids), tokenizer.pieces(p.tgt_ids)) for p in pairs]
+    found = []
+    for pair, (src_pieces, tgt_pieces) in zip(pairs, pieces, strict=True):
+        source = model_words(pair.source_text, src_pieces, source_words(src_pieces))
+        target = model_words(pair.target_text, tgt_pieces, target_words(tgt_pieces))
+        source_kept = _placeholders(pair.source_text, source, pair.placeholders)
+        target_kept = _placeholders(pair.target_text, target, pair.placeholders)
+        found.append(ModelLinks(set(), source, target, source_kept, target_kept))
+    ids = [(p.src_ids, p.tgt_ids) for p in pairs]
+    apart = [(f.source_kept.keys(), f.target_kept.keys()) for f in found]
+    for f, links in zip(found, align_ids(translator, ids, method, memories, apart, pieces),
+                        strict=True):  # fmt: skip
+        f.links = links
+    return found
+
+
+def user_links(found: ModelLinks, edits: Edits) -> list[WordLink]:
+    """The model's word links (and the carried words') as spans of the user's texts: a
+    placeholder linked to the same placeholder only."""
+    source, target = edits.source, edits.target
+    src_words, tgt_words = found.source, found.target
+    src_kept, tgt_kept = found.source_kept, found.target_kept
     given, translation = source.stages[-1], target.stages[-1]
-    found: set[tuple[Span, Span]] = set()
+    spans: set[tuple[Span, Span]] = set()
 
     def add(from_source: Endpoint, from_target: Endpoint) -> None:
         # the model's words were trimmed in its texts: a placeholder becomes its whole span
         s = source.to_user(from_source[1], from_source[0])
         t = target.to_user(from_target[1], from_target[0])
         if s[0] < s[1] and t[0] < t[1]:
-            found.add((s, t))
+            spans.add((s, t))
 
-    for i, j in links:
+    for i, j in found.links:
         if i in src_kept or j in tgt_kept or i >= len(src_words) or j >= len(tgt_words):
             continue
         if src_words[i] is not None and tgt_words[j] is not None:
@@ -146,9 +160,9 @@ def user_links(pair: AlignedPair, words: _ModelWords, links: set[Link]) -> list[
     for i, name in src_kept.items():
         for j in (j for j, other in tgt_kept.items() if other == name):
             add((0, src_words[i]), (0, tgt_words[j]))
-    for from_source, from_target in pair.carried:
+    for from_source, from_target in edits.carried:
         add(from_source, from_target)
-    return [WordLink(s, t, given[s[0] : s[1]], translation[t[0] : t[1]]) for s, t in sorted(found)]
+    return [WordLink(s, t, given[s[0] : s[1]], translation[t[0] : t[1]]) for s, t in sorted(spans)]
 
 
 def model_words(text: str, pieces: list[str], groups: list[list[int]]) -> list[Span | None]:

@@ -1,0 +1,119 @@
+"""Word links with every translation of real input: the model's links found as decoding ends,
+then carried through the real-input steps' edits to the text given and the translation returned.
+
+``heedful.real_input`` prepares each sentence for the model (placeholders, casing, unreadable
+words set aside) and finishes each translation (words put back, capitals, the spans restored);
+every stage's text is kept (``Prepared``, ``Finished``), and here each edit between two stages
+becomes a ``heedful.textmap.TextMap``. The links themselves: ``heedful.explain.alignment_spans``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from heedful.decoding import fit_source
+from heedful.explain.alignment_spans import (
+    Edits,
+    ModelLinks,
+    ModelPair,
+    Side,
+    WordLink,
+    model_links,
+    trim,
+    user_links,
+)
+from heedful.protect import find_word
+from heedful.textmap import TextMap
+
+if TYPE_CHECKING:
+    from heedful.real_input import Finished, Prepared
+    from heedful.unknown_words import Unreadable
+
+
+class TranslationLinks:
+    """With alignments: each translation's links between the model's words, found batch by
+    batch as decoding ends (the forced pass reads the batch's encoder output, so no more than a
+    batch of it is kept), then shown on the user's texts once the translation is finished."""
+
+    def __init__(self, translator, prepared: list[Prepared], carried: dict[int, Unreadable],
+                 src_ids: list[list[int]], todo: list[int]):  # fmt: skip
+        self.translator, self.prepared, self.carried = translator, prepared, carried
+        self.src_ids, self.todo = src_ids, todo
+        self.method = translator.resolved_alignment()
+        self.found: dict[tuple[int, int], tuple[list[int], ModelLinks]] = {}
+
+    def on_batch(self, batch: list[int], hypotheses: list, memory) -> None:
+        """``generate``'s hook: ``batch`` indexes ``todo``; ``memory`` is its encoder output."""
+        keys, pairs, memories = [], [], []
+        for row, (k, found) in enumerate(zip(batch, hypotheses, strict=True)):
+            for option, h in enumerate(found):
+                keys.append((self.todo[k], option))
+                pairs.append(self._model_pair(self.todo[k], h.tokens))
+                memories.append(memory.states[row, : len(pairs[-1].src_ids)])
+        self._find(keys, pairs, memories)
+
+    def complete(self, hypotheses: list) -> None:
+        """Links for the translations the hook did not see (a ``generate`` without it)."""
+        keys, pairs = [], []
+        for i, found in zip(self.todo, hypotheses, strict=True):
+            for option, h in enumerate(found):
+                if self.found.get((i, option), ([None],))[0] != h.tokens:
+                    keys.append((i, option))
+                    pairs.append(self._model_pair(i, h.tokens))
+        if keys:
+            self._find(keys, pairs, None)
+
+    def _find(self, keys, pairs: list[ModelPair], memories) -> None:
+        links = model_links(self.translator, pairs, self.method, memories)
+        for key, pair, found in zip(keys, pairs, links, strict=True):
+            self.found[key] = (pair.tgt_ids, found)
+
+    def _model_pair(self, i: int, tokens: list[int]) -> ModelPair:
+        """The source's ids and text as the model read them, the translation's as it wrote."""
+        prepared, carried, config = self.prepared[i], self.carried.get(i), self.translator.config
+        tgt_ids = tokens
+        if tokens[-1:] != [config.eos_id] and len(tokens) < config.max_positions:
+            tgt_ids = [*tokens, config.eos_id]  # so that its last word groups as any other
+        return ModelPair(
+            fit_source(self.src_ids[i], config, quiet=True), tgt_ids,
+            prepared.text if carried is None else carried.text, self.translator._text(tokens),
+            [] if prepared.protected is None else prepared.protected.placeholders,
+        )  # fmt: skip
+
+    def of(self, i: int, option: int, done: Finished) -> list[WordLink]:
+        """The links of a finished translation, on the user's texts."""
+        return user_links(
+            self.found[(i, option)][1], _edits(self.prepared[i], self.carried.get(i), done)
+        )
+
+
+def _edits(prepared: Prepared, carried: Unreadable | None, done: Finished) -> Edits:
+    """Every edit between the model's texts and the user's (heedful.textmap), and the words
+    carried past the model, linked to where they were put back."""
+    protected, sentence = prepared.protected, prepared.sentence
+    model_text = prepared.text if carried is None else carried.text
+    before_casing = sentence if protected is None else protected.text
+    unprotected = TextMap.identity()
+    source = Side(
+        [model_text, prepared.text, before_casing, sentence],
+        [TextMap.diff(model_text, prepared.text), TextMap.recased(prepared.text, before_casing),
+         unprotected if protected is None else protected.sentence_map(sentence)],
+    )  # fmt: skip
+    restored = TextMap.identity()
+    if protected is not None:
+        text, restored = protected.restore_map(done.cased)
+        restored = restored if text == done.text else TextMap.diff(done.cased, done.text)
+    target = Side(
+        [done.model, done.put_back, done.cased, done.text],
+        [TextMap.diff(done.model, done.put_back), TextMap.recased(done.put_back, done.cased),
+         restored],
+    )  # fmt: skip
+    links = []
+    unknown = list(zip(carried.words, carried.spans, strict=True)) if carried else []
+    for word, span in zip(done.split.words, done.carried, strict=True):
+        if unknown and word == unknown[0][0]:  # punctuation it holds left out, as of any word
+            given = trim(prepared.text, unknown.pop(0)[1])
+            links.append(((1, given), (1, trim(done.put_back, span))))
+        elif (where := find_word(word, model_text)) is not None:  # a placeholder dropped
+            links.append(((0, where), (1, span)))
+    return Edits(source, target, links)
