@@ -83,7 +83,7 @@ def test_each_of_several_texts_has_its_links_a_blank_one_none(client, translator
     # a URL links to itself, and so does a placeholder
     second = answer["alignments"][1]
     assert any(k["source_word"] == k["target_word"] == "https://example.org/docs" for k in second)
-    assert any(k["source_word"] == k["target_word"] == "count" for k in answer["alignments"][2])
+    assert any(k["source_word"] == k["target_word"] == "{count}" for k in answer["alignments"][2])
 
 
 def test_utf16_offsets_index_a_javascript_string(client):
