@@ -4,11 +4,12 @@
           -> each sentence prepared: URLs, e-mail addresses and long numbers replaced by
              placeholders (heedful.protect), ALL CAPS and Title Case cased (heedful.casing),
              words the model cannot read set aside (heedful.unknown_words)
-          -> every sentence of every text in one ``Translator.generate``
+          -> every sentence of every text in one ``Translator.generate`` (with ``alignments``,
+             each batch's word links found as it ends: heedful.translation_links)
           -> each translation finished: the words set aside put back, capitals, the spans
-          -> a paragraph's n best from its sentences' by summed score
-          -> with ``alignments``, each translation's word links as spans of the text given and
-             of the translation (heedful.explain.alignment_spans)
+             (with ``alignments``, its links carried to the text given and the translation)
+          -> a paragraph's n best from its sentences' by summed score (links moved to the
+             paragraph's places)
 
 A Translator turns each step on or off (``split_sentences``, ``protect_spans``,
 ``uncapitalise``, ``carry_unreadable``); imported Marian models have them off, to translate as

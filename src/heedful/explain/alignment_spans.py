@@ -1,13 +1,14 @@
 """A translation's word alignment as character spans of the texts the user sees.
 
 The model aligns its own two texts: the source as it was given to the model (placeholders for
-URLs, capitals lowered, unreadable words taken out) and its raw translation. After decoding,
-one batched teacher-forced pass over every (source, final translation) pair gives the links by
-the model's alignment method (``heedful.explain.alignment_methods``; erasure runs its own
-passes), so they hold under beam search too. Each link of two model words is then carried
-through every edit between the model's texts and the user's (``heedful.textmap``) to a
-``WordLink``: the source word's span in the text given, the target word's in the translation
-returned.
+URLs, capitals lowered, unreadable words taken out) and its raw translation. Once a batch is
+decoded, one teacher-forced pass over its (source, final translation) pairs gives the links by
+the model's alignment method (``model_links``; ``heedful.explain.alignment_methods``; erasure
+runs its own passes), so they hold under beam search too. Each link of two model words is then
+carried through every edit between the model's texts and the user's (``heedful.textmap``,
+``Edits``) to a ``WordLink`` (``user_links``): the source word's span in the text given, the
+target word's in the translation returned (``heedful.translation_links`` ties this to
+``heedful.real_input``).
 
 A word is a run of the text without whitespace, as the model's pieces group into words
 (``heedful.explain.words``); a link's span leaves out punctuation at either end of a word
