@@ -63,8 +63,8 @@ class TranslateRequest(_Request):
     )
     alignments: bool = Field(
         False,
-        description="word links with each translation (format text only; decoding takes about "
-        "13% longer)",
+        description="word links with each translation (format text only; translating takes about "
+        "10% longer)",
     )
     offsets: Literal["code_points", "utf16"] = Field(
         "code_points",

@@ -26,7 +26,7 @@ futures. The thread runs one batch per turn:
   their timeout: under such a load something has to wait.)
 
 Word alignments (``alignments=True``) are computed for a whole batch when one of its requests
-asks for them (about 13% more time for that batch); the others are not kept waiting for a batch
+asks for them (about 10% more time for that batch); the others are not kept waiting for a batch
 of their own.
 
 Blank texts (white space or invisible characters only) are answered "" without the model. A
