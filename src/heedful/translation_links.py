@@ -40,7 +40,8 @@ class TranslationLinks:
         self.translator, self.prepared, self.carried = translator, prepared, carried
         self.src_ids, self.todo = src_ids, todo
         self.method = translator.resolved_alignment()
-        self.found: dict[tuple[int, int], tuple[list[int], ModelLinks]] = {}
+        self.found: dict[tuple[int, int], ModelLinks] = {}  # (source, option) -> links
+        self.tokens: dict[tuple[int, int], list[int]] = {}  # the translations they are of
 
     def on_batch(self, batch: list[int], hypotheses: list, memory) -> None:
         """``generate``'s hook: ``batch`` indexes ``todo``; ``memory`` is its encoder output."""
@@ -50,6 +51,7 @@ class TranslationLinks:
                 keys.append((self.todo[k], option))
                 pairs.append(self._model_pair(self.todo[k], h.tokens))
                 memories.append(memory.states[row, : len(pairs[-1].src_ids)])
+                self.tokens[keys[-1]] = h.tokens
         self._find(keys, pairs, memories)
 
     def complete(self, hypotheses: list) -> None:
@@ -57,16 +59,16 @@ class TranslationLinks:
         keys, pairs = [], []
         for i, found in zip(self.todo, hypotheses, strict=True):
             for option, h in enumerate(found):
-                if self.found.get((i, option), ([None],))[0] != h.tokens:
+                if self.tokens.get((i, option)) != h.tokens:
                     keys.append((i, option))
                     pairs.append(self._model_pair(i, h.tokens))
+                    self.tokens[keys[-1]] = h.tokens
         if keys:
             self._find(keys, pairs, None)
 
     def _find(self, keys, pairs: list[ModelPair], memories) -> None:
         links = model_links(self.translator, pairs, self.method, memories)
-        for key, pair, found in zip(keys, pairs, links, strict=True):
-            self.found[key] = (pair.tgt_ids, found)
+        self.found.update(zip(keys, links, strict=True))
 
     def _model_pair(self, i: int, tokens: list[int]) -> ModelPair:
         """The source's ids and text as the model read them, the translation's as it wrote."""
@@ -82,9 +84,8 @@ class TranslationLinks:
 
     def of(self, i: int, option: int, done: Finished) -> list[WordLink]:
         """The links of a finished translation, on the user's texts."""
-        return user_links(
-            self.found[(i, option)][1], _edits(self.prepared[i], self.carried.get(i), done)
-        )
+        edits = _edits(self.prepared[i], self.carried.get(i), done)
+        return user_links(self.found[(i, option)], edits)
 
 
 def _edits(prepared: Prepared, carried: Unreadable | None, done: Finished) -> Edits:

@@ -88,16 +88,17 @@ class ModelPair:
     placeholders: Sequence[str] = ()
 
 
-@dataclass
-class ModelLinks:
+class ModelLinks(NamedTuple):
     """A pair's links between the model's words, where those words are in the model's texts
-    (None: not found), and which of them are placeholders (word index -> placeholder)."""
+    (None: not found), and which of them are placeholders (word index, placeholder). Tuples of
+    numbers and strings only, which Python's garbage collector stops tracking: a batch's links
+    wait for their translations to be finished without making every collection longer."""
 
-    links: set[Link]
-    source: list[Span | None]
-    target: list[Span | None]
-    source_kept: dict[int, str]
-    target_kept: dict[int, str]
+    links: tuple[Link, ...]
+    source: tuple[Span | None, ...]
+    target: tuple[Span | None, ...]
+    source_kept: tuple[tuple[int, str], ...]
+    target_kept: tuple[tuple[int, str], ...]
 
 
 @dataclass
@@ -122,19 +123,21 @@ def model_links(
     tokenizer = translator.tokenizer
     source_pieces = getattr(tokenizer, "source_pieces", tokenizer.pieces)
     pieces = [(source_pieces(p.src_ids), tokenizer.pieces(p.tgt_ids)) for p in pairs]
-    found = []
+    words = []
     for pair, (src_pieces, tgt_pieces) in zip(pairs, pieces, strict=True):
         source = model_words(pair.source_text, src_pieces, source_words(src_pieces))
         target = model_words(pair.target_text, tgt_pieces, target_words(tgt_pieces))
         source_kept = _placeholders(pair.source_text, source, pair.placeholders)
         target_kept = _placeholders(pair.target_text, target, pair.placeholders)
-        found.append(ModelLinks(set(), source, target, source_kept, target_kept))
+        words.append((source, target, source_kept, target_kept))
     ids = [(p.src_ids, p.tgt_ids) for p in pairs]
-    apart = [(f.source_kept.keys(), f.target_kept.keys()) for f in found]
-    for f, links in zip(found, align_ids(translator, ids, method, memories, apart, pieces),
-                        strict=True):  # fmt: skip
-        f.links = links
-    return found
+    apart = [(source_kept, target_kept) for _, _, source_kept, target_kept in words]
+    links = align_ids(translator, ids, method, memories, apart, pieces)
+    return [
+        ModelLinks(tuple(found), tuple(source), tuple(target), tuple(source_kept.items()),
+                   tuple(target_kept.items()))
+        for found, (source, target, source_kept, target_kept) in zip(links, words, strict=True)
+    ]  # fmt: skip
 
 
 def user_links(found: ModelLinks, edits: Edits) -> list[WordLink]:
@@ -142,7 +145,7 @@ def user_links(found: ModelLinks, edits: Edits) -> list[WordLink]:
     placeholder linked to the same placeholder only."""
     source, target = edits.source, edits.target
     src_words, tgt_words = found.source, found.target
-    src_kept, tgt_kept = found.source_kept, found.target_kept
+    src_kept, tgt_kept = dict(found.source_kept), dict(found.target_kept)
     given, translation = source.stages[-1], target.stages[-1]
     spans: set[tuple[Span, Span]] = set()
 
