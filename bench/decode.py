@@ -201,7 +201,8 @@ def bundled_engine(engine: str, directory: Path, int8: bool):
     from heedful.tokenizer import Tokenizer
 
     data = json.loads((directory / "config.json").read_text())["data"]
-    dev = read_split(data["root"], data["dev"], data["src"], data["tgt"], tuple(data["columns"]))
+    root = data.get("root") or Path(__file__).resolve().parents[2] / "shared" / "data"
+    dev = read_split(root, data["dev"], data["src"], data["tgt"], tuple(data["columns"]))
     tokenizer = Tokenizer.load(directory / "spm.model")
     ids = tokenizer.encode_batch(dev.sources)
     if engine == "heedful":

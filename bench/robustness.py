@@ -482,7 +482,7 @@ def model_data(model: Path, data: Path | None, src: str | None, tgt: str | None)
     src, tgt = src or meta.get("src"), tgt or meta.get("tgt")
     if not (src and tgt):
         sys.exit(f"{model}/config.json names no data.src / data.tgt: give --src and --tgt")
-    root = Path(meta.get("root", ""))
+    root = Path(meta.get("root") or REPO.parent / "shared" / "data")  # new models: no root
     if not root.is_dir():
         root = REPO.parent / "shared" / "data"
     columns = meta.get("columns") or [src, tgt]

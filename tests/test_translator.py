@@ -430,6 +430,7 @@ def test_marian_style_special_ids_come_from_the_config():
         logp[pad] = -math.inf
     (beam,) = translator.generate([[7, 8, 9, 0]], beam_size=3, max_length=1, n_best=3)
     assert beam[0].tokens == [5] and beam[0].log_prob == pytest.approx(float(logp[5]), abs=1e-4)
+    translator.protect_spans = False  # this tokenizer's words are ids: "7 8 9" is no number
     assert translator.translate(["7 8 9"], beam_size=1, max_length=3) == ["5 5 5"]
     forced = Translator(model, IdTokenizer(), {"generation": {"forced_eos_token_id": 0}})
     assert forced.generate([[7, 0]], 2, max_length=3)[0][0].tokens == [5, 5, 0]
