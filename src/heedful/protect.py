@@ -29,6 +29,7 @@ place was as often written out in words ("%d deux cents") as copied.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from heedful.textmap import Span, TextMap
@@ -133,11 +134,15 @@ class Protected:
         return forward.inverse()
 
 
-def protect(text: str, source: str | None = None, target: str | None = None) -> Protected | None:
+def protect(
+    text: str, source: str | None = None, target: str | None = None, extra: list[Span] = ()
+) -> Protected | None:
     """``text`` with its spans replaced by placeholders it does not already hold (numbers for
     numbers, names for the rest); None if it has none. ``source`` and ``target``: the
-    languages, for writing numbers."""
+    languages, for writing numbers. ``extra``: more spans to protect (words with letters the
+    model's vocabulary lacks, ``unreadable_letters``), where they overlap none of the others."""
     spans = find_spans(text)
+    spans = sorted(spans + [e for e in extra if not any(a < e[1] and e[0] < b for a, b in spans)])
     if not spans:
         return None
     free = {pool: [p for p in pool if not _find(p).search(text)] for pool in (NAMES, NUMBERS)}
@@ -153,6 +158,18 @@ def protect(text: str, source: str | None = None, target: str | None = None) -> 
         out += [text[at:start], placeholders[-1]]
         at = end
     return Protected("".join(out) + text[at:], placeholders, originals, places)
+
+
+def unreadable_letters(text: str, unknown: Callable[[str], bool]) -> list[Span]:
+    """Words that mix letters the model reads with letters it does not (``unknown(c)``):
+    "Jürgen" for a vocabulary without "ü" would come out "J ⁇ rgen". (A word of nothing but
+    unknown letters is carried past the model instead: ``heedful.unknown_words``.)"""
+    out = []
+    for match in re.finditer(r"[^\W\d_]+(?:['-][^\W\d_]+)*", text):
+        flags = [unknown(c) for c in match.group()]
+        if any(flags) and not all(flags):
+            out.append(match.span())
+    return out
 
 
 def localise_number(span: str, source: str | None, target: str | None) -> str:

@@ -26,7 +26,7 @@ from heedful.decoding import DecodingOptions
 from heedful.explain.align import align, penultimate
 from heedful.explain.alignment_spans import WordLink, copied
 from heedful.explain.words import STANDALONE
-from heedful.protect import Protected, find_spans, protect
+from heedful.protect import Protected, find_spans, protect, unreadable_letters
 from heedful.segment import Paragraph
 from heedful.textmap import Span
 from heedful.unknown_words import Unreadable, put_back_spans, split_unreadable
@@ -180,7 +180,14 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
     cased as usual if it is in capitals or Title Case (``uncapitalise``); a short sentence
     of a paragraph ``in_capitals`` counts as in capitals."""
     source, target = translator.source_language, translator.target_language
-    protected = protect(sentence, source, target) if translator.protect_spans else None
+    protected = None
+    if translator.protect_spans:
+        # a capital the vocabulary lacks ("Ñ") is read in lower case when the sentence is cased
+        extra = unreadable_letters(
+            sentence,
+            lambda c: _unknown_letter(translator, c) and _unknown_letter(translator, c.lower()),
+        )
+        protected = protect(sentence, source, target, extra)
     text = sentence if protected is None else protected.text
     placeholders = [] if protected is None else protected.placeholders
     cased = translator.uncapitalise
@@ -188,6 +195,15 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
     if caps or cased and is_title_case(text, placeholders):
         text = uncapitalise(text, translator._rarity, placeholders)
     return Prepared(sentence, text, protected, caps)
+
+
+def _unknown_letter(translator, letter: str) -> bool:
+    """Whether the tokenizer reads ``letter`` as its unknown piece (remembered per letter)."""
+    cache = translator.__dict__.setdefault("_unknown_letters", {})
+    if letter not in cache:
+        unk_id = getattr(translator.tokenizer, "unk_id", None)
+        cache[letter] = unk_id is not None and unk_id in translator.tokenizer.encode(letter)
+    return cache[letter]
 
 
 def finish(
