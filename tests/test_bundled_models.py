@@ -107,9 +107,10 @@ NAMES = ["Lucía", "Jürgen", "Kwame", "Oluwaseun", "Siobhan", "Bartholomew", "X
 
 
 def test_unseen_names_are_copied_most_of_the_time(translators):
-    """Issue 29 asks for 98%; the fine-tuned models copy about two thirds of bench/robustness.py's
-    names (the rest lose or repeat letters: "Bartholomew" -> "Bartholw"). Before fine-tuning they
-    copied 2% and 5%. Letters a vocabulary lacks are protected ("Jürgen" for en -> fr)."""
+    """Issue 29 asks for 98%; with the names the vocabulary does not know protected
+    (heedful.protect.rare_names), the fine-tuned models copy 92% and 91% of bench/robustness.py's
+    names (before fine-tuning 2% and 5%). A name alone at the start of a sentence is left to the
+    model ("Bartholomew tiene un perro." -> "Bartholw has a dog.")."""
     templates = {
         "es-en": ["{} tiene un perro.", "Ayer vi a {} en la estación."],
         "en-fr": ["{} lives in Madrid.", "I talked to {} yesterday."],
@@ -121,7 +122,7 @@ def test_unseen_names_are_copied_most_of_the_time(translators):
         expected = [n for _ in forms for n in NAMES]
         copied += sum(n in t for n, t in zip(expected, translations, strict=True))
         total += len(sources)
-    assert copied / total >= 0.6, f"{copied} of {total}"
+    assert copied / total >= 0.8, f"{copied} of {total}"  # 27 of 32 now
 
 
 def test_a_name_with_a_letter_the_vocabulary_lacks_is_kept(translators):

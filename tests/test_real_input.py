@@ -200,3 +200,21 @@ def test_words_mixing_letters_the_vocabulary_lacks_are_protected():
     protected = protect(text, "es", "en", spans)
     assert not any(w in protected.text for w in ("Jürgen", "Constanța", "Ana-Ülla"))
     assert protected.restore(protected.text) == text
+
+
+def test_rare_names_are_found_by_their_pieces():
+    from heedful.protect import rare_names
+
+    vocabulary = {"ayer", "vino", "erica", "kwame"}  # known in lower case: 1 piece; else 3
+
+    def pieces(word):
+        return 1 if word in vocabulary else 3
+
+    text = "Erica Voinea vino. Ayer Kwame y Heikkinen Oluwaseun vinieron con Tom."
+    found = [text[a:b] for a, b in rare_names(text, pieces)]
+    # "Erica" and "Kwame" are known in lower case: not names to protect, nor joined to one
+    assert found == ["Voinea", "Heikkinen Oluwaseun", "Tom"]
+    # the first word alone may be a verb ("Cuéntame"): only within a run of two
+    assert rare_names("Cuéntame todo.", pieces) == []
+    assert [("Johannes Heikkinen duerme.")[a:b] for a, b in
+            rare_names("Johannes Heikkinen duerme.", pieces)] == ["Johannes Heikkinen"]  # fmt: skip

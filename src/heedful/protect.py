@@ -172,6 +172,53 @@ def unreadable_letters(text: str, unknown: Callable[[str], bool]) -> list[Span]:
     return out
 
 
+def rare_names(text: str, pieces: Callable[[str], int], *, least: int = 3) -> list[Span]:
+    """Capitalised words whose spelling and lower-case spelling the vocabulary both cuts into
+    ``least`` pieces or more: names it has not learned, which the model garbles ("Johannes
+    Heikkinen" -> "Johannesikkinen"); a common word at the start of a sentence
+    ("Desafortunadamente") is known in lower case. A name takes in the capitalised words next
+    to it that the vocabulary does not know as one piece in lower case ("Erica Voinea"), not
+    "Ayer" ("Ayer Kwame vino."). The first word of the sentence counts only within such a run
+    of two or more: alone it is as often a rare verb ("Cuéntame", "Manténgase") as a name."""
+    words = [
+        m for m in re.finditer(r"[^\W\d_]+(?:-[^\W\d_]+)*", text)
+        if m.group()[0].isupper() and m.group()[1:].islower()
+    ]  # fmt: skip
+    rare = [pieces(m.group()) >= least and pieces(m.group().lower()) >= least for m in words]
+    known = [pieces(m.group().lower()) < 2 for m in words]
+    out: list[Span] = []
+    for k in range(len(words)):
+        if not rare[k]:
+            continue
+        first = last = k
+        while first > 0 and not known[first - 1] and _next_to(text, words[first - 1], words[first]):
+            first -= 1
+        while (
+            last + 1 < len(words)
+            and not known[last + 1]
+            and _next_to(text, words[last], words[last + 1])
+        ):
+            last += 1
+        opening = words[first].start() == _first_word(text)
+        if opening and first == last:
+            continue
+        start, end = words[first].start(), words[last].end()
+        if out and out[-1][1] >= start:  # the same name as the word before
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return out
+
+
+def _first_word(text: str) -> int:
+    match = re.search(r"[^\W\d_]", text)
+    return -1 if match is None else match.start()
+
+
+def _next_to(text: str, left: re.Match, right: re.Match) -> bool:
+    return text[left.end() : right.start()] == " "
+
+
 def localise_number(span: str, source: str | None, target: str | None) -> str:
     """A number written the ``source`` language's way, with a decimal mark or grouped by
     thousands, written the ``target`` one's ("1.234,50" -> "1,234.50" from es to en); anything

@@ -26,7 +26,7 @@ from heedful.decoding import DecodingOptions
 from heedful.explain.align import align, penultimate
 from heedful.explain.alignment_spans import WordLink, copied
 from heedful.explain.words import STANDALONE
-from heedful.protect import Protected, find_spans, protect, unreadable_letters
+from heedful.protect import Protected, find_spans, protect, rare_names, unreadable_letters
 from heedful.segment import Paragraph
 from heedful.textmap import Span
 from heedful.unknown_words import Unreadable, put_back_spans, split_unreadable
@@ -187,6 +187,11 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
             sentence,
             lambda c: _unknown_letter(translator, c) and _unknown_letter(translator, c.lower()),
         )
+        if translator.protect_names and not is_title_case(sentence) and not in_capitals:
+            names = rare_names(sentence, lambda w: len(translator.tokenizer.encode(w)) - 1)
+            extra = sorted(
+                extra + [n for n in names if not any(a < n[1] and n[0] < b for a, b in extra)]
+            )
         protected = protect(sentence, source, target, extra)
     text = sentence if protected is None else protected.text
     placeholders = [] if protected is None else protected.placeholders

@@ -75,9 +75,11 @@ class Translator:
         self.carry_unreadable = self.meta.get("generation", {}).get("carry_unreadable", True)
         # real input, off for imported models too: texts cut into sentences (heedful.segment),
         # ALL CAPS sentences translated cased (heedful.casing), URLs, e-mail addresses and long
-        # numbers kept from the model (heedful.protect)
+        # numbers kept from the model (heedful.protect); names the vocabulary cuts into many
+        # pieces too (``protect_names``, heedful.protect.rare_names)
         ours = self.meta.get("format") != "marian"
         self.split_sentences = self.uncapitalise = self.protect_spans = ours
+        self.protect_names = ours
         data = self.meta.get("data", {})
         self.source_language, self.target_language = data.get("src"), data.get("tgt")
         self._splitter = SentenceSplitter(self.source_language)
