@@ -218,3 +218,15 @@ def test_rare_names_are_found_by_their_pieces():
     assert rare_names("Cuéntame todo.", pieces) == []
     assert [("Johannes Heikkinen duerme.")[a:b] for a, b in
             rare_names("Johannes Heikkinen duerme.", pieces)] == ["Johannes Heikkinen"]  # fmt: skip
+
+
+def test_a_dropped_span_is_put_back_when_the_translation_fills_the_model_s_positions():
+    """The forced pass that aligns a dropped placeholder needs one position more than a
+    translation cut at max_positions: such a translation puts it back by relative place."""
+    texts = ["el gato come pescado", "hola mundo", "la casa es grande"]
+    tokenizer = Tokenizer.train(texts * 20, vocab_size=60)
+    torch.manual_seed(0)
+    model = Transformer(ModelConfig.tiny(tokenizer.vocab_size, dropout=0.0, max_positions=16))
+    translator = Translator(model.eval(), tokenizer, {"data": {"src": "es", "tgt": "en"}})
+    out = translator.translate([f"el gato {EMAIL} come pescado"], 2)[0]  # to the limit
+    assert out.split().count(EMAIL) == 1

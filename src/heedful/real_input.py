@@ -245,7 +245,9 @@ def _put_back(translator, split: Unreadable, translation: str) -> tuple[str, lis
     those between readable words where word alignment (penultimate layer) puts them."""
     links = None
     inside = any(0 <= before < len(split.readable) - 1 for before in split.after)
-    if inside and translation:
+    # a translation cut at the model's length has no room for the forced pass's end token
+    fits = len(translator.tokenizer.encode(translation)) < translator.config.max_positions
+    if inside and translation and fits:
         words = translator.attend(split.text, target=translation).words()
         targets = [w for w in words.target_pieces if w not in STANDALONE]
         if len(targets) == len(translation.split()):  # else: by relative place
