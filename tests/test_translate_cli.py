@@ -231,3 +231,46 @@ def test_version_is_the_projects(capsys):
         main(["--version"])
     assert exit_.value.code == 0
     assert capsys.readouterr().out == f"heedful {expected} (torch {torch.__version__})\n"
+
+
+def _process(model_dir, *argv, stdin: bytes = b"", **kwargs):
+    env = {**os.environ, "HEEDFUL_KEEP_MALLOC": "1"}
+    command = [sys.executable, "-m", "heedful", "translate", "--model", str(model_dir), *argv]
+    return subprocess.run(command, input=stdin, capture_output=True, env=env, timeout=120, **kwargs)
+
+
+def test_stdin_that_is_not_utf8_is_one_error_naming_line_and_column(model_dir):
+    out = _process(model_dir, stdin="hola\n".encode() + b"el gato\xff\n")
+    assert out.returncode == 1
+    assert out.stderr.decode() == (
+        "heedful translate: error: stdin, line 2: invalid UTF-8 (byte 0xff at column 8); "
+        "re-encode it as UTF-8\n"
+    )
+
+
+def test_stdin_loses_its_byte_order_mark_and_carriage_returns(model_dir):
+    out = _process(model_dir, "--json", stdin="\ufeffhola\r\nel gato\r\n".encode())
+    assert out.returncode == 0, out.stderr
+    sources = [json.loads(line)["source"] for line in out.stdout.decode().splitlines()]
+    assert sources == ["hola", "el gato"]
+
+
+def test_a_closed_pipe_ends_quietly(model_dir):
+    lines = "".join(f"{es}\n" for _, es in PAIRS * 40).encode()
+    env = {**os.environ, "HEEDFUL_KEEP_MALLOC": "1"}
+    command = [sys.executable, "-m", "heedful", "translate", "--model", str(model_dir)]
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=env)  # fmt: skip
+    process.stdin.write(lines)
+    process.stdin.close()
+    process.stdout.readline()
+    process.stdout.close()  # what `| head -1` does
+    assert process.wait(timeout=120) == 141
+    assert process.stderr.read() == b""
+
+
+def test_output_into_a_missing_folder_creates_it(capsys, model_dir, expected, tmp_path):
+    hyp = tmp_path / "new" / "folder" / "out.en"
+    source = PAIRS[0][1]
+    code, _, _ = heedful(capsys, "translate", "--model", model_dir, "--beam", 2, "-o", hyp, source)
+    assert code == 0 and hyp.read_text(encoding="utf-8").splitlines() == [expected[source]]

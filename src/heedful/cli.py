@@ -101,6 +101,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"heedful {args.command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `heedful translate ... | head`: the reader has what it wanted
+        # Python would complain again when it flushes stdout at exit: point it at /dev/null
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, as a process killed by the signal
     finally:
         warnings.formatwarning = default_format
 

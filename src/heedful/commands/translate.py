@@ -154,6 +154,7 @@ def run(args: argparse.Namespace) -> int:
 
     out: TextIO = sys.stdout
     if args.output:
+        Path(args.output).parent.mkdir(parents=True, exist_ok=True)  # as attend --png does
         out = open(args.output, "w", encoding="utf-8")  # noqa: SIM115 - closed below
     writer = Writer(out, args.n_best, args.json, args.alignments)
     try:
@@ -165,14 +166,32 @@ def run(args: argparse.Namespace) -> int:
             for chunk in _chunks(lines, total, 8 * args.batch_size):
                 writer.write(chunk, translate(chunk))
         else:  # stdin, line by line: each answer is written as soon as its line arrives
-            for line in sys.stdin:
-                line = line.rstrip("\n")
+            for line in stdin_lines():
                 writer.write([line], translate([line]))
                 out.flush()
     finally:
         if out is not sys.stdout:
             out.close()
     return 0
+
+
+def stdin_lines():
+    """Standard input's lines as ``-i`` reads a file: UTF-8 checked (a line that is not is one
+    error naming the line and column), without a byte-order mark or the line's ``\r\n``."""
+    raw_lines = getattr(sys.stdin, "buffer", None)
+    if raw_lines is None:  # a text stream put in place of stdin (tests)
+        raw_lines = (line.encode("utf-8") for line in sys.stdin)
+    for number, raw in enumerate(raw_lines, 1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise ValueError(
+                f"stdin, line {number}: invalid UTF-8 (byte {raw[e.start]:#04x} at column "
+                f"{e.start + 1}); re-encode it as UTF-8"
+            ) from None
+        if number == 1:
+            line = line.removeprefix("\ufeff")
+        yield line.removesuffix("\n").removesuffix("\r")
 
 
 class Writer:
