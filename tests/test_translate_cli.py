@@ -240,7 +240,7 @@ def _process(model_dir, *argv, stdin: bytes = b"", **kwargs):
 
 
 def test_stdin_that_is_not_utf8_is_one_error_naming_line_and_column(model_dir):
-    out = _process(model_dir, stdin="hola\n".encode() + b"el gato\xff\n")
+    out = _process(model_dir, stdin=b"hola\nel gato\xff\n")
     assert out.returncode == 1
     assert out.stderr.decode() == (
         "heedful translate: error: stdin, line 2: invalid UTF-8 (byte 0xff at column 8); "
