@@ -18,8 +18,9 @@ PAD_ID, BOS_ID, EOS_ID, UNK_ID = 0, 1, 2, 3
 NORMALIZATION = "nfkc+spaces"
 BATCH_ENCODE_MIN = 128  # texts; measured on the Tatoeba dev sentences, 2 cores
 
-# NFKC turns U+00A0 and U+2009 into a plain space but keeps U+202F (narrow no-break space), which
-# the Tatoeba French side puts before ? ! : ;. We make all of them one plain space.
+# NFKC turns U+00A0, U+2009 and U+202F (the narrow no-break space the Tatoeba French side puts
+# before ? ! : ;) into a plain space, but keeps U+2060 and U+FEFF; every run of any of them
+# becomes one plain space.
 _SPACES = re.compile(r"[\s\u00a0\u2009\u202f\u2007\u2060\ufeff]+")
 
 
