@@ -64,8 +64,8 @@ def eflomal_directions(
             links_filename_rev=str(reverse),
             quiet=True,
         )
-        fwd = [_read_pharaoh(line) for line in forward.read_text().splitlines()]
-        rev = [_read_pharaoh(line) for line in reverse.read_text().splitlines()]
+        fwd = [read_pharaoh(line) for line in forward.read_text().splitlines()]
+        rev = [read_pharaoh(line) for line in reverse.read_text().splitlines()]
     if len(fwd) != len(sources) or len(rev) != len(sources):
         raise RuntimeError(
             f"eflomal gave {len(fwd)} and {len(rev)} alignments for {len(sources)} sentence pairs"
@@ -73,12 +73,18 @@ def eflomal_directions(
     return fwd, rev
 
 
-def _read_pharaoh(line: str) -> set[Link]:
+def read_pharaoh(line: str) -> set[Link]:
+    """'0-0 1-2' -> {(0, 0), (1, 2)} (eflomal's output, a run's cached links)."""
     links = set()
     for item in line.split():
         i, _, j = item.partition("-")
         links.add((int(i), int(j)))
     return links
+
+
+def write_pharaoh(links: set[Link]) -> str:
+    """{(1, 2), (0, 0)} -> '0-0 1-2'."""
+    return " ".join(f"{i}-{j}" for i, j in sorted(links))
 
 
 def symmetrize(

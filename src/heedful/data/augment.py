@@ -1,6 +1,6 @@
 """Training pairs that teach what Tatoeba does not: unseen names, numbers, capitals, casual typing
 and several sentences on one line. Each kind adds new pairs made from training pairs (the
-original pairs all stay), as a share of the training split's size (``AugmentConfig``):
+original pairs all stay), as a share of the training split's size (``Augmentation``):
 
     names    a proper noun written the same on both sides ("Tom", "Boston") -> a name or a place
              from Faker's locale-aware providers, many languages, on both sides
@@ -46,14 +46,15 @@ _NUMBER = re.compile(r"(?<![\w.,:])\d{1,4}(?:[.,:]\d{1,2})?(?![\w]|[.,:]\d)")
 
 @dataclass(frozen=True)
 class Augmentation:
-    """How many pairs of each kind to add, as a share of the training pairs (0: none)."""
+    """How many pairs of each kind to add, as a share of the training pairs (0: none). It is
+    also a run config's ``augment:`` section; the pairs are drawn with ``train.seed``."""
 
-    names: float = 0.0
-    numbers: float = 0.0
-    caps: float = 0.0
-    title: float = 0.0
-    casual: float = 0.0
-    concat: float = 0.0
+    names: float = 0.0  # a proper noun on both sides -> an unseen name or place (Faker)
+    numbers: float = 0.0  # a number on both sides -> another (digits, decimals, years, times)
+    caps: float = 0.0  # the source in ALL CAPS
+    title: float = 0.0  # the source in Title Case
+    casual: float = 0.0  # the source lowercased, without accents or final punctuation
+    concat: float = 0.0  # 2-4 pairs joined into one
 
     def any(self) -> bool:
         return any(getattr(self, k) for k in self.__dataclass_fields__)

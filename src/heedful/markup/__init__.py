@@ -17,7 +17,7 @@ from typing import Any
 
 from heedful.markup.document import Markup
 
-__all__ = ["Markup", "translate_html"]
+__all__ = ["Markup", "render_all", "translate_html"]
 
 
 def translate_html(translator: Any, fragments: list[str], options: Any = None) -> list[str]:
@@ -30,9 +30,15 @@ def translate_html(translator: Any, fragments: list[str], options: Any = None) -
     texts = [text for markup in markups for text in markup.texts]
     options = replace(options or DecodingOptions(), n_best=1)
     found = translator.translate_n_best(texts, options=options, alignments=True) if texts else []
+    return render_all(markups, found)
+
+
+def render_all(markups: list[Markup], found: list[list[Any]]) -> list[str]:
+    """Each fragment written with its texts' translations: ``found`` holds every fragment's
+    texts' n-best lists (with word links), one fragment after another; the best is used."""
     out, at = [], 0
     for markup in markups:
         n = len(markup.segments)
-        out.append(markup.render([best[0] for best in found[at : at + n]]))
+        out.append(markup.render([options[0] for options in found[at : at + n]]))
         at += n
     return out

@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 
 from fastapi.concurrency import run_in_threadpool
 
-from heedful.markup import Markup
+from heedful.markup import Markup, render_all
 from heedful.serve.worker import ModelWorker
 
 __all__ = ["Markup", "parse", "translate_markups"]
@@ -31,13 +31,4 @@ async def translate_markups(
     """Each parsed fragment translated, its texts in one request to ``worker``."""
     texts = [text for markup in markups for text in markup.texts]
     found = await in_time(worker.translate(texts, beam_size, alignments=True)) if texts else []
-
-    def render() -> list[str]:
-        out, at = [], 0
-        for markup in markups:
-            n = len(markup.segments)
-            out.append(markup.render([options[0] for options in found[at : at + n]]))
-            at += n
-        return out
-
-    return await run_in_threadpool(render)
+    return await run_in_threadpool(render_all, markups, found)

@@ -28,8 +28,10 @@ from heedful.wordalign import (
     eflomal_links,
     piece_links,
     piece_spans,
+    read_pharaoh,
     word_of_pieces,
     words_with_spans,
+    write_pharaoh,
 )
 
 LINKS_FILE = "alignments.txt"
@@ -43,13 +45,13 @@ def word_links(text: ParallelText, out: Path, say: Callable[[str], None]) -> lis
     if path.is_file():
         lines = path.read_text(encoding="utf-8").split("\n")
         if lines[0] == fingerprint and len(lines) == len(text) + 1:
-            return [_parse(line) for line in lines[1:]]
+            return [read_pharaoh(line) for line in lines[1:]]
         say(f"{path} was made for other pairs: aligning again")
     say(f"aligning {len(text):,} training pairs with eflomal (both directions)")
     sources = [words_with_spans(s)[0] for s in text.sources]
     targets = [words_with_spans(t)[0] for t in text.targets]
     links = eflomal_links(sources, targets)
-    body = "\n".join(" ".join(f"{i}-{j}" for i, j in sorted(x)) for x in links)
+    body = "\n".join(map(write_pharaoh, links))
     from heedful.checkpoint import atomic_write_bytes
 
     atomic_write_bytes(path, f"{fingerprint}\n{body}".encode())
@@ -61,14 +63,6 @@ def _fingerprint(text: ParallelText) -> str:
     for s, t in zip(text.sources, text.targets, strict=True):
         digest.update(f"{s}\t{t}\n".encode())
     return f"# eflomal grow-diag-final-and; pairs sha256 {digest.hexdigest()}"
-
-
-def _parse(line: str) -> set[tuple[int, int]]:
-    out = set()
-    for item in line.split():
-        i, _, j = item.partition("-")
-        out.add((int(i), int(j)))
-    return out
 
 
 def pair_piece_links(

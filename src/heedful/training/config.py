@@ -25,6 +25,7 @@ from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 import yaml
 
 from heedful.config import PRESETS, ModelConfig
+from heedful.data.augment import Augmentation
 
 Precision = Literal["fp32", "bf16"]
 Task = Literal["translation", "lm"]
@@ -106,17 +107,7 @@ class EvalConfig:
     patience: int | None = None  # evaluations without a better dev BLEU before stopping
 
 
-@dataclass(frozen=True)
-class AugmentConfig:
-    """Training pairs to add, as a share of the training split's size, by kind (0: none); see
-    ``heedful.data.augment``. The pairs are drawn with ``train.seed``."""
-
-    names: float = 0.0  # a proper noun on both sides -> an unseen name or place (Faker)
-    numbers: float = 0.0  # a number on both sides -> another (digits, decimals, years, times)
-    caps: float = 0.0  # the source in ALL CAPS
-    title: float = 0.0  # the source in Title Case
-    casual: float = 0.0  # the source lowercased, without accents or final punctuation
-    concat: float = 0.0  # 2-4 pairs joined into one
+AugmentConfig = Augmentation  # the ``augment:`` section: heedful.data.augment's settings
 
 
 @dataclass(frozen=True)

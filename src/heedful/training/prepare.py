@@ -17,7 +17,7 @@ from heedful.data import Corpus, DataError, encode_pairs, normalize_pairs, read_
 from heedful.data.augment import Augmentation, augment
 from heedful.data.corpus import train_tokenizer
 from heedful.tokenizer import NORMALIZATION, Tokenizer
-from heedful.training.config import AugmentConfig, DataConfig
+from heedful.training.config import DataConfig
 from heedful.training.distributed import Distributed, barrier
 
 
@@ -38,7 +38,7 @@ def prepare_data(
     dist: Distributed,
     say: Callable[[str], None],
     tokenizer: Tokenizer | None = None,
-    augmentation: AugmentConfig | None = None,
+    augmentation: Augmentation | None = None,
     seed: int = 1,
     align: bool = False,
 ) -> RunData:
@@ -64,11 +64,10 @@ def prepare_data(
         if not len(text):
             raise DataError(f"{text.origin}: no sentence pairs to {split} on (data.{split})")
     added = {}
-    if augmentation is not None and Augmentation(**asdict(augmentation)).any():
+    if augmentation is not None and augmentation.any():
         train_text, added = augment(
-            train_text, Augmentation(**asdict(augmentation)), src=config.src, tgt=config.tgt,
-            seed=seed,
-        )  # fmt: skip
+            train_text, augmentation, src=config.src, tgt=config.tgt, seed=seed
+        )
         train_counts.read += sum(added.values())
         say("augmentation added " + ", ".join(f"{n:,} {k}" for k, n in added.items()) + " pairs")
     if tokenizer is None:
