@@ -230,3 +230,13 @@ def test_a_dropped_span_is_put_back_when_the_translation_fills_the_model_s_posit
     translator = Translator(model.eval(), tokenizer, {"data": {"src": "es", "tgt": "en"}})
     out = translator.translate([f"el gato {EMAIL} come pescado"], 2)[0]  # to the limit
     assert out.split().count(EMAIL) == 1
+
+
+def test_a_number_placeholder_with_a_suffix_is_put_back_and_names_get_people():
+    from heedful.protect import PEOPLE
+
+    text = "Ngozi Okafor llegó el 14 de marzo."
+    protected = protect(text, "es", "en", [(0, 12)])
+    assert protected.placeholders == [PEOPLE[0], NUMBERS[0]]  # a person for a person
+    translation = f"{PEOPLE[0]} arrived on March {NUMBERS[0]}th."
+    assert protected.restore(translation) == "Ngozi Okafor arrived on March 14th."

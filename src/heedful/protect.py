@@ -38,6 +38,9 @@ from heedful.unknown_words import Unreadable
 # what the bundled models copy, the same in Spanish, English and French
 NAMES = ("Boston", "Chicago", "Berlin", "Denver", "Dallas", "Toronto")
 NUMBERS = ("100", "200", "300", "400", "500", "600")
+# for names (``extra`` spans): Tatoeba's own people, whom the bundled models copy; a city in a
+# person's place was read as a place ("Mi vecina Boston llegó de Lagos" -> "arrived in Boston")
+PEOPLE = ("Tom", "Mary", "John", "Alice", "Ken", "Jane")
 KEEP = {"1"}  # numbers left to the model
 
 _URL = r"(?:https?://|www\.)[^\s<>\"']+[^\s<>\"'.,;:!?)\]}]"
@@ -138,18 +141,23 @@ def protect(
     text: str, source: str | None = None, target: str | None = None, extra: list[Span] = ()
 ) -> Protected | None:
     """``text`` with its spans replaced by placeholders it does not already hold (numbers for
-    numbers, names for the rest); None if it has none. ``source`` and ``target``: the
-    languages, for writing numbers. ``extra``: more spans to protect (words with letters the
-    model's vocabulary lacks, ``unreadable_letters``), where they overlap none of the others."""
+    numbers, cities for URLs and addresses, people for ``extra``); None if it has none.
+    ``source`` and ``target``: the languages, for writing numbers. ``extra``: names to protect
+    (``unreadable_letters``, ``rare_names``), where they overlap none of the other spans."""
     spans = find_spans(text)
     spans = sorted(spans + [e for e in extra if not any(a < e[1] and e[0] < b for a, b in spans)])
     if not spans:
         return None
-    free = {pool: [p for p in pool if not _find(p).search(text)] for pool in (NAMES, NUMBERS)}
+    pools = (NAMES, NUMBERS, PEOPLE)
+    free = {pool: [p for p in pool if not _find(p).search(text)] for pool in pools}
+    names = set(extra)
     out, placeholders, originals, places, at = [], [], [], [], 0
     for start, end in spans:
         span = text[start:end]
-        pool = free[NAMES if "@" in span or not span.lstrip("+")[0].isdigit() else NUMBERS]
+        if (start, end) in names:
+            pool = free[PEOPLE]
+        else:
+            pool = free[NAMES if "@" in span or not span.lstrip("+")[0].isdigit() else NUMBERS]
         if not pool:
             continue  # more spans than placeholders: the model is given the rest as they are
         placeholders.append(pool.pop(0))
@@ -245,4 +253,6 @@ def find_word(word: str, text: str) -> Span | None:
 
 
 def _find(word: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<!\w){re.escape(word)}(?!\w)")
+    """``word`` standing alone; a number placeholder may take a suffix ("100th" -> "14th")."""
+    after = r"(?!\d)" if word.isdigit() else r"(?!\w)"
+    return re.compile(rf"(?<!\w){re.escape(word)}{after}")
