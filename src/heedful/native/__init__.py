@@ -68,20 +68,40 @@ def decoding_attention(q: Tensor, kv: KeyValue | BeamKeyValue, key_mask: Tensor 
     (not with a beam cache). Returns [B, H·d_k], ready for W^O.
     """
     library = _loaded()
+    _check("q", q, torch.float32, (None, None, 1, None))
     rows, heads, _, d = q.shape
+    positions = kv.length
     if isinstance(kv, BeamKeyValue):
         if key_mask is not None:
             raise ValueError("a beam cache's keys are all real: no key_mask")
         k, v, origin = kv.room.k, kv.room.v, kv.history.origin  # [n, H, capacity, K, d_k]
+        beams = kv.history.beams
+        _check("keys", k, torch.float32, (None, heads, None, beams, d))
+        _check("values", v, torch.float32, tuple(k.shape))
+        if positions > k.shape[2] or rows != k.shape[0] * beams:
+            raise ValueError(
+                f"unexpected layout: q {tuple(q.shape)}, a beam cache of {positions} positions "
+                f"in keys {tuple(k.shape)}"
+            )
+        _check("origin", origin, torch.int64, (rows, positions), unit_stride=False)
+        _check_range("origin", origin, beams)  # a beam slot: [n·K, t] in [0, K)
         keys, values = _keys(k, slot=k.stride(3)), _keys(v, slot=v.stride(3))
     else:
         k, v, origin = kv.k, kv.v, None  # [n, H, S, d_k]
+        _check("keys", k, torch.float32, (None, heads, None, d))
+        _check("values", v, torch.float32, tuple(k.shape))
         keys, values = _keys(k), _keys(v)
-    sentences, positions = k.shape[0], kv.length
-    if q.shape[2] != 1 or rows % sentences or any(x.stride(-1) != 1 for x in (q, k, v)):
+    sentences = k.shape[0]
+    if sentences == 0 or rows % sentences:
         raise ValueError(f"unexpected layout: q {tuple(q.shape)}, keys {tuple(k.shape)}")
     if key_mask is not None:
         key_mask = key_mask.to(torch.bool)
+        _check("key_mask", key_mask, torch.bool, (sentences, None), unit_stride=False)
+        if key_mask.shape[1] < positions:
+            raise ValueError(
+                f"heedful.native: key_mask: shape {list(key_mask.shape)}, expected "
+                f"[{sentences}, at least {positions}]"
+            )
     out = q.new_empty(rows, heads * d)
     failed = library.heedful_decoding_attention(
         q.data_ptr(), q.stride(0), q.stride(1),
@@ -115,13 +135,21 @@ def beam_candidates(
     K·V candidates (beam · V + token).
     """
     library = _loaded()
-    n, K = scores.shape
-    V = logits.shape[-1]
-    if logits.shape[0] != n * K or logits.stride(-1) != 1 or not 1 <= count <= K * V:
-        raise ValueError(f"unexpected shapes: logits {tuple(logits.shape)}, scores {(n, K)}")
+    _check("logits", logits, torch.float32, (None, None))
+    V = logits.shape[1]
     scores = scores.float().contiguous()
+    _check("scores", scores, torch.float32, (None, None))
+    n, K = scores.shape
+    if logits.shape[0] != n * K or not 1 <= count <= K * V:
+        raise ValueError(
+            f"unexpected shapes: logits {tuple(logits.shape)}, scores {(n, K)}, count {count}"
+        )
+    if not 0 <= eos_id < V:
+        raise ValueError(f"heedful.native: eos_id: {eos_id}, expected a token id from 0 to {V - 1}")
     banned_ids = torch.tensor(list(banned), dtype=torch.int64)
-    last = None if last is None else last.to(torch.bool).contiguous()
+    if last is not None:
+        last = last.to(torch.bool).contiguous()
+        _check("last", last, torch.bool, (n * K,))
     top_scores = logits.new_empty(n, count)
     top_index = torch.empty(n, count, dtype=torch.int64)
     library.heedful_beam_candidates(
@@ -131,6 +159,62 @@ def beam_candidates(
         count, top_scores.data_ptr(), top_index.data_ptr(), torch.get_num_threads(),
     )  # fmt: skip
     return top_scores, top_index
+
+
+def exp_nonpositive(x: Tensor) -> Tensor:
+    """e^x as the kernels' softmax takes it, for x <= 0 (``exp.h``): within 2 ulp down to -87,
+    0 below; NaN gives NaN and x > 0 gives 1. x: float32 on the CPU, any shape."""
+    library = _loaded()
+    flat = x.reshape(-1).contiguous()
+    _check("x", flat, torch.float32, (None,))
+    out = torch.empty_like(flat)
+    library.heedful_exp_nonpositive(flat.data_ptr(), out.data_ptr(), flat.numel())
+    return out.view(x.shape)
+
+
+def _check(
+    name: str,
+    x: Tensor,
+    dtype: torch.dtype,
+    shape: tuple[int | None, ...],
+    *,
+    unit_stride: bool = True,
+) -> None:
+    """Refuse a tensor that C would read wrongly or beyond its memory: C sees a pointer and the
+    sizes and strides it is given, nothing else. ``x`` must have ``dtype``, be on the CPU, have
+    ``shape`` (None: any size) and, with ``unit_stride``, its last dimension in one piece (the
+    kernels walk it element by element; the other strides are passed to them)."""
+    fits = x.dim() == len(shape) and all(
+        w is None or w == s for w, s in zip(shape, x.shape, strict=True)
+    )
+    contiguous = not unit_stride or not fits or x.shape[-1] <= 1 or x.stride(-1) == 1
+    if x.dtype is dtype and x.is_cpu and fits and contiguous:
+        return
+    problems = []
+    if x.dtype is not dtype:
+        problems.append(f"dtype {_name(x.dtype)}, expected {_name(dtype)}")
+    if not x.is_cpu:
+        problems.append(f"on {x.device}, expected the CPU")
+    if not fits:
+        pattern = ", ".join("*" if w is None else str(w) for w in shape)
+        problems.append(f"shape {list(x.shape)}, expected [{pattern}]")
+    if not contiguous:
+        problems.append(f"strides {list(x.stride())}, expected the last to be 1")
+    raise ValueError(f"heedful.native: {name}: {'; '.join(problems)}")
+
+
+def _check_range(name: str, index: Tensor, size: int) -> None:
+    """Refuse an index tensor with a value outside [0, size): C would read outside the rows."""
+    if index.numel():
+        low, high = (int(x) for x in torch.aminmax(index))
+        if low < 0 or high >= size:
+            raise ValueError(
+                f"heedful.native: {name}: indices from {low} to {high}, expected 0 to {size - 1}"
+            )
+
+
+def _name(dtype: torch.dtype) -> str:
+    return str(dtype).removeprefix("torch.")
 
 
 class _Keys(ctypes.Structure):
