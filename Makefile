@@ -18,6 +18,8 @@ $(VENV)/.done: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q torch==2.13.0
 	$(PY) -m pip install -q -e '.[dev]'
+	@echo "setup: building heedful's native kernels (heedful.native; without a C compiler, a warning)"
+	$(PY) -c "import heedful.native as n; n.build()"
 	touch $@
 
 setup: $(VENV)/.done

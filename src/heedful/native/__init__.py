@@ -9,9 +9,10 @@ the work, each done in one pass as CTranslate2 does.
   five passes over all K·V of them (log-softmax, mask, add the beams' scores, two top-k).
 
 They are accelerators with the same numbers, never a requirement: compiled with the machine's C
-compiler (``$CC``, else ``cc``) the first time they are needed, in about a second, and cached under
-``$HEEDFUL_CACHE`` (default ``$XDG_CACHE_HOME/heedful`` or ``~/.cache/heedful``). Without a
-compiler, or with ``HEEDFUL_NATIVE=0``, heedful computes the same with PyTorch operators.
+compiler (``$CC``, else ``cc``) in about a second, by ``build()`` (the server calls it as it
+starts) or else the first time they are needed, and cached under ``$HEEDFUL_CACHE`` (default
+``$XDG_CACHE_HOME/heedful`` or ``~/.cache/heedful``). Without a compiler, or with
+``HEEDFUL_NATIVE=0``, heedful computes the same with PyTorch operators.
 """
 
 from __future__ import annotations
@@ -57,6 +58,14 @@ def handles(x: Tensor) -> bool:
 def available() -> bool:
     """Whether the native kernels are wanted and built (building them now if need be)."""
     return wanted() and _library() is not None
+
+
+def build() -> bool:
+    """Build the kernels now, or load the ones built before, so that no decoding call waits
+    for the compiler: the server calls this as it starts, ``make setup`` once it has installed
+    heedful. Returns whether they are available: not with ``HEEDFUL_NATIVE=0``, nor (after one
+    warning) without a C compiler."""
+    return available()
 
 
 def decoding_attention(q: Tensor, kv: KeyValue | BeamKeyValue, key_mask: Tensor | None) -> Tensor:

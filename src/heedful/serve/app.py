@@ -34,6 +34,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from heedful import native
 from heedful.explain.alignment_spans import utf16_links
 from heedful.explain.page import shared_script
 from heedful.serve.access import ApiKeys, HostCheck, RateLimit, error_body
@@ -108,6 +109,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
+        await run_in_threadpool(native.build)  # compiled as the server starts, not in a request
         yield
         for worker in workers.values():
             worker.close()
