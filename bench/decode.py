@@ -107,9 +107,9 @@ def quantize(model):
 
 
 def heedful_engine(directory: Path, int8: bool):
-    from heedful.interop.marian import load_marian
+    from heedful.translator import Translator
 
-    translator = load_marian(directory, quantize="int8" if int8 else None)
+    translator = Translator.load(directory, quantize="int8" if int8 else None)
     sources = [ids + [EOS] for ids in batch_ids()]
 
     def run(beam: int) -> list[int]:

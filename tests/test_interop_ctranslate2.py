@@ -19,7 +19,6 @@ from heedful.checkpoint import save_model_dir
 from heedful.cli import main
 from heedful.config import ModelConfig
 from heedful.explain.alignment_methods import AlignmentMethod, write_method
-from heedful.interop.marian import load_marian
 from heedful.model import Transformer
 from heedful.tokenizer import Tokenizer
 from heedful.translator import Translator
@@ -113,7 +112,7 @@ def test_exported_heedful_model_translates_the_same(tmp_path, name):
 def test_exported_marian_model_translates_the_same(tmp_path):
     make_marian_dir(tmp_path / "marian", "shared-tied")
     exported = export(tmp_path / "marian", tmp_path / "ct2")
-    translator = load_marian(tmp_path / "marian")
+    translator = Translator.load(tmp_path / "marian")
     tokenizer = translator.tokenizer
     ours = assert_same_greedy(translator, exported, tokenizer.source_pieces, marian_sources())
     assert_same_scores(translator, exported, tokenizer.source_pieces, tokenizer.encode_target)

@@ -27,7 +27,6 @@ from heedful.cli import main
 from heedful.interop.marian import (
     MarianTokenizer,
     is_marian_dir,
-    load_marian,
     load_marian_model,
     marian_config,
 )
@@ -250,7 +249,7 @@ def test_logits_and_attention_equal_hf(root, shape):
 @pytest.mark.parametrize("shape", list(SHAPES))
 def test_greedy_and_beam_equal_hf_generate(root, shape):
     hf_model = _built(shape, str(root))
-    translator = load_marian(root / shape)
+    translator = Translator.load(root / shape)
     config, tokenizer = translator.config, translator.tokenizer
     texts = sources()
     src_ids = tokenizer.encode_batch(texts)
@@ -321,7 +320,7 @@ def test_translate_command_reads_a_marian_directory(root, capsys):
 @pytest.mark.parametrize("shape", ["shared-tied", "separate-vocabs-bin"])
 def test_attend_shows_an_imported_models_attention(root, shape):
     _built(shape, str(root))
-    translator = load_marian(root / shape)
+    translator = Translator.load(root / shape)
     text = "A man in an orange hat starring at something."
     attended = translator.attend(text)
     L, H = translator.config.n_decoder_layers, translator.config.n_heads
@@ -360,7 +359,7 @@ def test_a_missing_file_is_named(root, tmp_path, missing):
     shutil.copytree(root / "shared-tied", directory)
     (directory / missing).unlink()
     with pytest.raises((FileNotFoundError, ValueError), match=missing.replace(".", r"\.")):
-        load_marian(directory)
+        load_marian_model(directory)
 
 
 def test_target_vocab_is_required_when_separate(root, tmp_path):
@@ -369,7 +368,7 @@ def test_target_vocab_is_required_when_separate(root, tmp_path):
     shutil.copytree(root / "separate-vocabs-bin", directory)
     (directory / "target_vocab.json").unlink()
     with pytest.raises(FileNotFoundError, match=r"target_vocab\.json"):
-        load_marian(directory)
+        load_marian_model(directory)
 
 
 def test_unsupported_configurations_are_refused():

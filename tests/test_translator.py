@@ -11,6 +11,7 @@ import torch
 from heedful.checkpoint import save_model_dir
 from heedful.config import ModelConfig
 from heedful.explain.align import align, penultimate
+from heedful.explain.words import to_words
 from heedful.lm import DecoderOnlyLM
 from heedful.model import Transformer
 from heedful.search import LengthPenalty, Stepped, beam_search, greedy_search
@@ -210,7 +211,7 @@ def test_attention_under_beam_search_equals_forced_decoding(translator, tokenize
     attended = translator.attend(TEXTS[1], target="hello world")
     assert attended.target_pieces[-1] == "</s>" and attended.score is None
     assert attended.cross.sum(-1).allclose(torch.ones(()))  # each row is a distribution
-    words = translator.attend(TEXTS[1]).words()  # the word level of the same weights
+    words = to_words(translator.attend(TEXTS[1]))  # the word level of the same weights
     assert words.source_pieces == TEXTS[1].split() + ["</s>"]
     assert words.cross.shape[-1] == len(words.source_pieces)
     assert words.cross.sum(-1).allclose(torch.ones(()))
@@ -251,7 +252,7 @@ def test_words_the_model_cannot_read_are_carried_into_the_translation(translator
     assert middle.count("🙂") == 1
     at = middle.index("🙂")
     assert middle[:at] + middle[at + 1 :] == base[0].split()
-    words = translator.attend(readable, target=base[0]).words()
+    words = to_words(translator.attend(readable, target=base[0]))
     links = align(words, penultimate(words.cross.shape[0]))
     after_gato = [j for i, j in links if i == 1]  # target words aligned to "gato"
     after_come = [j for i, j in links if i == 2]

@@ -1,7 +1,8 @@
 """What a model attended to for one sentence: tokens and every layer's and head's weights.
 
 Produced by ``Translator.attend`` (and the language model's equivalent); consumed by the tables,
-heatmaps, the interactive page, alignments and the server.
+heatmaps, the interactive page, alignments and the server. Its word level (pieces merged into the
+text's words) is ``heedful.explain.words.to_words``.
 """
 
 from __future__ import annotations
@@ -28,10 +29,3 @@ class Attended:
     decoder_self: Tensor | None  # [L, H, T, T]
     cross: Tensor | None  # [L, H, T, S]       (None for a decoder-only model)
     score: float | None = None  # the hypothesis's score under beam search
-
-    def words(self) -> Attended:
-        """The same attention at word level: pieces merged into the text's words (attention to a
-        word is the sum over its pieces, attention from a word the mean; heedful.explain.words)."""
-        from heedful.explain.words import to_words
-
-        return to_words(self)

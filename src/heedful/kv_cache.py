@@ -4,6 +4,8 @@
   a new position is written in place.
 - ``BeamKeyValue``: beam search's self-attention cache, whose buffers stay put when beams are
   reordered (only each beam's history, a few integers, moves).
+- ``LMCache``: a decoder-only language model's cache (``heedful.lm``); the Transformer's,
+  ``DecoderCache``, lives beside the model (``heedful.model``).
 """
 
 from __future__ import annotations
@@ -240,3 +242,17 @@ def kept_sources(sources: Tensor, count: int) -> Tensor | None:
         sources, torch.arange(count, device=sources.device)
     )
     return None if unchanged else sources
+
+
+@dataclass
+class LMCache:
+    """A decoder-only language model's cache: keys and values of every position so far, per
+    layer (``heedful.lm.DecoderOnlyLM.start_decoding``)."""
+
+    self_kv: list[KeyValue | None]
+    length: int = 0
+
+    def reorder(self, index: Tensor) -> LMCache:
+        return LMCache(
+            [None if kv is None else kv.select(index) for kv in self.self_kv], self.length
+        )

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from torch import Tensor, nn
 
 from heedful.config import ModelConfig
-from heedful.kv_cache import KeyValue
+from heedful.kv_cache import LMCache
 from heedful.layers import Embeddings, EncoderLayer, final_norm
 from heedful.model import (
     AttentionWeights,
@@ -22,19 +22,6 @@ from heedful.model import (
     output_projection,
     stack_or_none,
 )
-
-
-@dataclass
-class LMCache:
-    """Keys and values of every position so far, per layer."""
-
-    self_kv: list[KeyValue | None]
-    length: int = 0
-
-    def reorder(self, index: Tensor) -> LMCache:
-        return LMCache(
-            [None if kv is None else kv.select(index) for kv in self.self_kv], self.length
-        )
 
 
 @dataclass

@@ -9,18 +9,14 @@ typed ``DecoderCache`` that decoding algorithms (greedy, beam, sampling) may reo
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
 
 import torch
 from torch import Tensor, nn
 
 from heedful.config import ModelConfig
-from heedful.kv_cache import BeamKeyValue, KeyValue, kept_sources
+from heedful.kv_cache import BeamKeyValue, KeyValue, LMCache, kept_sources
 from heedful.layers import DecoderLayer, Embeddings, EncoderLayer, final_norm
 from heedful.masks import padding_mask
-
-if TYPE_CHECKING:
-    from heedful.lm import LMCache
 
 
 @dataclass

@@ -25,7 +25,7 @@ from heedful.casing import capitalise, is_all_caps, is_title_case, uncapitalise
 from heedful.decoding import DecodingOptions
 from heedful.explain.align import align, penultimate
 from heedful.explain.alignment_spans import WordLink, copied
-from heedful.explain.words import STANDALONE
+from heedful.explain.words import STANDALONE, to_words
 from heedful.protect import Protected, find_spans, protect, rare_names, unreadable_letters
 from heedful.segment import Paragraph
 from heedful.textmap import Span
@@ -248,7 +248,7 @@ def _put_back(translator, split: Unreadable, translation: str) -> tuple[str, lis
     # a translation cut at the model's length has no room for the forced pass's end token
     fits = len(translator.tokenizer.encode(translation)) < translator.config.max_positions
     if inside and translation and fits:
-        words = translator.attend(split.text, target=translation).words()
+        words = to_words(translator.attend(split.text, target=translation))
         targets = [w for w in words.target_pieces if w not in STANDALONE]
         if len(targets) == len(translation.split()):  # else: by relative place
             links = align(words, penultimate(words.cross.shape[0]))

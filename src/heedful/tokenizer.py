@@ -14,6 +14,8 @@ from pathlib import Path
 
 import sentencepiece as spm
 
+from heedful.files import atomic_write_bytes
+
 PAD_ID, BOS_ID, EOS_ID, UNK_ID = 0, 1, 2, 3
 NORMALIZATION = "nfkc+spaces"
 BATCH_ENCODE_MIN = 128  # texts; measured on the Tatoeba dev sentences, 2 cores
@@ -53,8 +55,6 @@ class Tokenizer:
             raise ValueError(f"{path}: not a usable sentencepiece model ({e})") from e
 
     def save(self, path: str | Path) -> None:
-        from heedful.checkpoint import atomic_write_bytes
-
         atomic_write_bytes(Path(path), self.proto)
 
     @classmethod

@@ -35,6 +35,7 @@ from heedful.cpu import OneDNNWeights, quantize_model
 from heedful.decoding import EXTRA_LENGTH, DecodingOptions, _BeamCache
 from heedful.explain.alignment_methods import AlignmentMethod, method_from_meta
 from heedful.explain.alignment_spans import WordLink
+from heedful.loading import load_model
 from heedful.model import Transformer
 from heedful.real_input import Translation
 from heedful.search import Hypothesis, Sampling, beam_search
@@ -95,22 +96,10 @@ class Translator:
         device: str | torch.device = "cpu",
         quantize: str | None = None,
     ) -> Translator:
-        """Load a model directory (heedful's, or a Marian / OPUS-MT one saved by HF
-        transformers); ``quantize="int8"``: dynamic int8 linear layers (CPU)."""
-        from heedful.checkpoint import load_model_dir
-
-        try:
-            from heedful.interop.marian import is_marian_dir, load_marian
-        except ImportError:  # pragma: no cover - the interop package is optional here
-            is_marian_dir = None
-        if is_marian_dir is not None and is_marian_dir(model_dir):
-            return load_marian(model_dir, device=device, quantize=quantize)
-        model, tokenizer, meta = load_model_dir(model_dir, device=device)
-        if meta.get("architecture", "Transformer") != "Transformer":
-            raise ValueError(
-                f"{Path(model_dir) / 'config.json'}: a {meta['architecture']} cannot translate; "
-                "use `heedful lm` for language models"
-            )
+        """Load a translation model directory, any format ``heedful.loading`` reads (heedful's,
+        or a Marian / OPUS-MT one saved by HF transformers); ``quantize="int8"``: dynamic int8
+        linear layers (CPU)."""
+        model, tokenizer, meta = load_model(model_dir, device=device, task="translation")
         if quantize is not None:
             model = quantize_model(model, quantize)
         return cls(model, tokenizer, meta)

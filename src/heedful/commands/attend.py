@@ -59,7 +59,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from heedful.explain.capture import attender
+    from heedful.explain.attender import attender
     from heedful.explain.heatmaps import save_grid, save_map
     from heedful.explain.page import save_page
     from heedful.explain.tables import format_table, table_json

@@ -88,15 +88,11 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def load_lm(model_dir: str):
-    from heedful.checkpoint import load_model_dir
+    """(model, tokenizer, meta) of a language model directory; a translation model's is refused
+    before it is loaded (``heedful.loading``)."""
+    from heedful.loading import load_model
 
-    model, tokenizer, meta = load_model_dir(model_dir)
-    if meta.get("architecture") != "DecoderOnlyLM":
-        raise ValueError(
-            f"{Path(model_dir) / 'config.json'}: a {meta.get('architecture', 'Transformer')} is "
-            "not a language model; use `heedful translate` for translation models"
-        )
-    return model, tokenizer, meta
+    return load_model(model_dir, task="lm")
 
 
 def run_sample(args: argparse.Namespace) -> int:

@@ -1,7 +1,7 @@
 """Capturing attention as an ``Attended``: a translation model's for one sentence pair (the
 translation beam search finds, or a target forced), a batch of forced pairs' cross-attention
-(for word alignments), and a decoder-only language model's over a text; and one way to get an
-``Attended`` from any model directory.
+(for word alignments), and a decoder-only language model's over a text. One way to get an
+``Attended`` from any model directory: ``heedful.explain.attender``.
 
 A translation's weights under beam search are the final hypothesis's own, carried along the beam
 (``keep_attention``); they equal forced decoding's of the same target. A language model has
@@ -13,14 +13,10 @@ text's tokens then ``</s>``. Its ``Attended`` follows the translation decoder's 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
-
 import torch
 from torch import Tensor, nn
 
 from heedful.attended import Attended
-from heedful.checkpoint import CONFIG_FILE, load_model_dir, read_json
 from heedful.decoding import pad
 from heedful.tokenizer import Tokenizer
 
@@ -41,30 +37,6 @@ def attend_lm(model: nn.Module, tokenizer: Tokenizer, text: str) -> Attended:
         decoder_self=out.attention.decoder_self[:, 0].cpu(),  # [L, H, T, T]
         cross=None,
     )
-
-
-def is_language_model(model_dir: str | Path) -> bool:
-    """Does the model directory hold a decoder-only language model (not a translator)?"""
-    meta = read_json(Path(model_dir) / CONFIG_FILE)
-    return isinstance(meta, dict) and meta.get("architecture") == "DecoderOnlyLM"
-
-
-def attender(model_dir: str | Path, device: str | torch.device = "cpu") -> Callable[..., Attended]:
-    """``attend(text, target=None, beam_size=4) -> Attended`` for any model directory: a
-    translator's (``Translator.attend``: beam search, or ``target`` forced) or a language
-    model's (``attend_lm``: the text read; ``target`` and ``beam_size`` do not apply)."""
-    if not is_language_model(model_dir):
-        from heedful.translator import Translator
-
-        return Translator.load(model_dir, device=device).attend
-    model, tokenizer, _ = load_model_dir(model_dir, device=device)
-
-    def attend(text: str, target: str | None = None, beam_size: int = 4) -> Attended:
-        if target is not None:
-            raise ValueError("a language model has no target to force: give only the text")
-        return attend_lm(model, tokenizer, text)
-
-    return attend
 
 
 # --- translation models ----------------------------------------------------------------------

@@ -55,12 +55,13 @@ def export_argos(
     """
     from heedful.checkpoint import CONFIG_FILE, read_json
     from heedful.interop.ctranslate2 import SPM_FILE, export_ctranslate2
-    from heedful.interop.marian import is_marian_dir
+    from heedful.loading import model_format
 
     model_dir, out_path = Path(model_dir), Path(out_path)
     if out_path.exists() and not force:
         raise FileExistsError(f"{out_path} exists; pass --force to replace it")
-    if is_marian_dir(model_dir):
+    found = model_format(model_dir)
+    if found is not None and found.name == "marian":
         raise ValueError(
             f"{model_dir}: a Marian model has two sentencepiece models, and an Argos package "
             "one; only heedful's model directories export to Argos Translate"

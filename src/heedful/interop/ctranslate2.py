@@ -78,20 +78,18 @@ def export_ctranslate2(
     ``quantization``: CTranslate2's weight type (int8, int8_float32, float16, ...); None keeps
     float32. ``force``: replace ``out_dir`` if it exists.
     """
-    from heedful.checkpoint import load_model_dir
-    from heedful.interop.marian import is_marian_dir, load_marian_model
+    from heedful.loading import load_model
     from heedful.tokenizer import UNK_ID
 
     model_dir, out_dir = Path(model_dir), Path(out_dir)
     ctranslate2 = _ctranslate2()
     if out_dir.exists() and not force:
         raise FileExistsError(f"{out_dir} exists; pass --force to replace it")
-    marian = is_marian_dir(model_dir)
+    model, tokenizer, meta = load_model(model_dir)
+    marian = meta["format"] == "marian"
     if marian:
-        model, tokenizer, meta = load_marian_model(model_dir)
         source_pieces, unk_id = tokenizer.source_pieces, tokenizer.unk_id
     else:
-        model, tokenizer, meta = load_model_dir(model_dir)
         source_pieces, unk_id = tokenizer.pieces, UNK_ID
     if not isinstance(model, Transformer):
         raise ValueError(f"{model_dir}: only encoder-decoder Transformers export to CTranslate2")

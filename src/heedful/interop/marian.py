@@ -23,13 +23,13 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from heedful.checkpoint import load_tensors, read_json
 from heedful.config import ModelConfig
+from heedful.files import load_tensors, read_json
 from heedful.interop.marian_tokenizer import MarianTokenizer
 from heedful.layers import sinusoidal_positions
 from heedful.model import Transformer
 
-__all__ = ["MarianTokenizer", "is_marian_dir", "load_marian", "load_marian_model", "marian_config"]
+__all__ = ["MarianTokenizer", "is_marian_dir", "load_marian_model", "marian_config"]
 
 CONFIG_FILE = "config.json"
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
@@ -250,13 +250,3 @@ def load_marian_model(directory: str | Path, device: str | torch.device = "cpu")
     meta = {"format": "marian", "model": config.to_dict(), "source": str(directory),
             "generation": generation_defaults(directory, hf)}  # fmt: skip
     return model.to(device).eval(), tokenizer, meta
-
-
-def load_marian(directory: str | Path, *, device: str | torch.device = "cpu", quantize=None):
-    """A Marian directory -> a Translator (``quantize="int8"``: dynamic int8 linear layers)."""
-    from heedful.translator import Translator, quantize_model
-
-    model, tokenizer, meta = load_marian_model(directory, device=device)
-    if quantize is not None:
-        model = quantize_model(model, quantize)
-    return Translator(model, tokenizer, meta)

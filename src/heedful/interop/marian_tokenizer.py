@@ -12,7 +12,7 @@ from pathlib import Path
 
 import sentencepiece as spm
 
-from heedful.checkpoint import read_json
+from heedful.files import read_json
 
 
 class MarianTokenizer:

@@ -52,7 +52,7 @@ def word_links(text: ParallelText, out: Path, say: Callable[[str], None]) -> lis
     targets = [words_with_spans(t)[0] for t in text.targets]
     links = eflomal_links(sources, targets)
     body = "\n".join(map(write_pharaoh, links))
-    from heedful.checkpoint import atomic_write_bytes
+    from heedful.files import atomic_write_bytes
 
     atomic_write_bytes(path, f"{fingerprint}\n{body}".encode())
     return links

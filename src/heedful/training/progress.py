@@ -16,7 +16,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from heedful.checkpoint import atomic_write_bytes
+from heedful.files import atomic_write_bytes
 
 LOG_FILE = "log.jsonl"
 CURVES_FILE = "curves.png"
