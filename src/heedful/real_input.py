@@ -187,11 +187,13 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
             sentence,
             lambda c: _unknown_letter(translator, c) and _unknown_letter(translator, c.lower()),
         )
+        lexicon = translator.lexicon
         if translator.protect_names and not is_title_case(sentence) and not in_capitals:
-            names = rare_names(sentence, lambda w: len(translator.tokenizer.encode(w)) - 1)
-            extra = sorted(
-                extra + [n for n in names if not any(a < n[1] and n[0] < b for a, b in extra)]
-            )
+            if lexicon is not None:
+                names = lexicon.unseen_names(sentence)
+            else:
+                names = rare_names(sentence, lambda w: len(translator.tokenizer.encode(w)) - 1)
+            extra = _union(extra + names)
         protected = protect(sentence, source, target, extra)
     text = sentence if protected is None else protected.text
     placeholders = [] if protected is None else protected.placeholders
@@ -199,7 +201,20 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
     caps = cased and is_all_caps(text, placeholders, short=in_capitals)
     if caps or cased and is_title_case(text, placeholders):
         text = uncapitalise(text, translator._rarity, placeholders)
+    if translator.lexicon is not None and translator.protect_spans:
+        text = translator.lexicon.restore_accents(text)
     return Prepared(sentence, text, protected, caps)
+
+
+def _union(spans: list[Span]) -> list[Span]:
+    """``spans`` in order, those that overlap made one."""
+    out: list[Span] = []
+    for start, end in sorted(spans):
+        if out and start < out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return out
 
 
 def _unknown_letter(translator, letter: str) -> bool:

@@ -35,6 +35,7 @@ from heedful.cpu import OneDNNWeights, quantize_model
 from heedful.decoding import EXTRA_LENGTH, DecodingOptions, _BeamCache
 from heedful.explain.alignment_methods import AlignmentMethod, method_from_meta
 from heedful.explain.alignment_spans import WordLink
+from heedful.lexicon import Lexicon
 from heedful.loading import load_model
 from heedful.model import Transformer
 from heedful.real_input import Translation
@@ -81,6 +82,9 @@ class Translator:
         ours = self.meta.get("format") != "marian"
         self.split_sentences = self.uncapitalise = self.protect_spans = ours
         self.protect_names = ours
+        # the words the model read in training (heedful.lexicon), if its directory lists them:
+        # names it never read are protected, accents typed without are put back
+        self.lexicon: Lexicon | None = None
         data = self.meta.get("data", {})
         self.source_language, self.target_language = data.get("src"), data.get("tgt")
         self._splitter = SentenceSplitter(self.source_language)
@@ -102,7 +106,9 @@ class Translator:
         model, tokenizer, meta = load_model(model_dir, device=device, task="translation")
         if quantize is not None:
             model = quantize_model(model, quantize)
-        return cls(model, tokenizer, meta)
+        translator = cls(model, tokenizer, meta)
+        translator.lexicon = Lexicon.load(model_dir)
+        return translator
 
     # --- text ----------------------------------------------------------------------------------
 

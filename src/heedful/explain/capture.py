@@ -18,6 +18,7 @@ from torch import Tensor, nn
 
 from heedful.attended import Attended
 from heedful.decoding import pad
+from heedful.explain.paragraphs import attend_paragraph
 from heedful.tokenizer import Tokenizer
 
 
@@ -49,6 +50,11 @@ def attend(translator, source: str, target: str | None = None, beam_size: int = 
     ``translate`` leaves untranslated (only characters outside the vocabulary)."""
     if not source.strip():
         raise ValueError("the source is empty: give a sentence to attend to")
+    paragraph = attend_paragraph(
+        translator, source, target, lambda s, t: attend(translator, s, t, beam_size)
+    )
+    if paragraph is not None:  # sentence by sentence, as translate translates it
+        return paragraph
     src_ids = translator._fit_source(translator.tokenizer.encode(source))
     if target is None:
         if not translator._knows_some_of(src_ids):

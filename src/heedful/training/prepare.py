@@ -16,6 +16,7 @@ from heedful.checkpoint import TOKENIZER_FILE
 from heedful.data import Corpus, DataError, encode_pairs, normalize_pairs, read_split
 from heedful.data.augment import Augmentation, augment
 from heedful.data.corpus import train_tokenizer
+from heedful.lexicon import Lexicon
 from heedful.tokenizer import NORMALIZATION, Tokenizer
 from heedful.training.config import DataConfig
 from heedful.training.distributed import Distributed, barrier
@@ -29,6 +30,7 @@ class RunData:
     dev_sources: list[str]  # normalised text of the dev pairs in ``dev``, for BLEU
     dev_references: list[str]
     meta: dict[str, Any]  # config.json's "data" section
+    lexicon: Lexicon | None = None  # the training sources' words (before augmentation)
 
 
 def prepare_data(
@@ -63,6 +65,7 @@ def prepare_data(
     for text, split in ((train_text, "train"), (dev_text, "dev")):
         if not len(text):
             raise DataError(f"{text.origin}: no sentence pairs to {split} on (data.{split})")
+    lexicon = Lexicon.count(train_text.sources)
     added = {}
     if augmentation is not None and augmentation.any():
         train_text, added = augment(
@@ -109,6 +112,7 @@ def prepare_data(
         dev_sources=[dev_text.sources[i] for i in dev.kept],
         dev_references=[dev_text.targets[i] for i in dev.kept],
         meta=meta,
+        lexicon=lexicon,
     )
 
 

@@ -429,6 +429,8 @@ class Trainer:
         save_model_dir(
             directory, self.model, self.data.tokenizer, data=self.data.meta, extra=extra
         )  # fmt: skip
+        if self.data.lexicon is not None:  # names and accents at translation (heedful.lexicon)
+            self.data.lexicon.write(directory)
 
     def _meta(self) -> dict[str, Any]:
         return {"data": self.data.meta, "model": self.model.config.to_dict()}

@@ -1,0 +1,136 @@
+"""The words a model read in training, and what they tell about the words of new input.
+
+A model directory may hold ``source-words.txt``: every word of the training sources in lower
+case, one a line, the most frequent first (``heedful train`` writes it; ``Lexicon.count``). Two
+uses follow, both for words the model never read:
+
+* **Unseen names.** A capitalised word the model never read is almost always a name, and a name
+  it never read it garbles ("Callum" -> "Rumitude", "Ismael aprende" -> "Ismaholics"). Such a
+  word, with the capitalised words next to it ("Port Muhima", "Simon Sykes"), is a span for
+  heedful.protect to keep from the model. Without a word list, heedful.protect.rare_names
+  guesses from how many pieces the vocabulary cuts a word into, and leaves a lone first word
+  alone (it may be a rare verb); with one, the first word is judged like any other.
+* **Accents typed without.** "donde esta el bano": a word the model never read that, with its
+  accents, is a word it did ("bano" -> "baño"; the most frequent if several) is given to the
+  model with them. A word it read ("esta", "el") is left as typed: which one the writer meant is
+  the model's to judge from the sentence.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+
+from heedful.textmap import Span
+
+FILE = "source-words.txt"
+_PART = re.compile(r"[^\W\d_]+")  # the letters of a word; "S'fiso", "Nimrat-Cola" have two
+_WORD = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")
+
+
+class Lexicon:
+    """Words in lower case, most frequent first."""
+
+    def __init__(self, words: Iterable[str]):
+        self.words = list(words)
+        self._known = set(self.words)
+        self._accented: dict[str, str] = {}  # the word without accents -> the most frequent
+        for word in self.words:
+            bare = strip_accents(word)
+            if bare != word:
+                self._accented.setdefault(bare, word)
+
+    @classmethod
+    def count(cls, sentences: Iterable[str]) -> Lexicon:
+        """The words of ``sentences``, most frequent first (ties in alphabetical order)."""
+        counts = Counter(w for s in sentences for w in _PART.findall(s.lower()))
+        return cls(sorted(counts, key=lambda w: (-counts[w], w)))
+
+    @classmethod
+    def load(cls, directory: str | Path) -> Lexicon | None:
+        """A model directory's word list; None if it has none."""
+        path = Path(directory) / FILE
+        if not path.is_file():
+            return None
+        return cls(path.read_text(encoding="utf-8").split())
+
+    def write(self, directory: str | Path) -> None:
+        """Into a model directory, whole or not at all."""
+        path = Path(directory) / FILE
+        partial = path.with_name(f".{FILE}.partial")
+        partial.write_text("".join(f"{w}\n" for w in self.words), encoding="utf-8")
+        os.replace(partial, path)
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def knows(self, word: str, *, accents: bool = True) -> bool:
+        """Whether every part of ``word`` longer than a letter was read, in any case, and, with
+        ``accents``, typed without accents it has ("tambien")."""
+        parts = [p for p in _PART.findall(word.lower()) if len(p) > 1]
+        return all(p in self._known or accents and p in self._accented for p in parts)
+
+    def unseen_names(self, text: str) -> list[Span]:
+        """Runs of capitalised words, next to one another, with a word the model never read:
+        "Habibu", "Port Muhima", "Vladimíra Němečková". A known first word of the sentence
+        ("Ayer Kwame vino.") is not part of the name, nor is a lone capital ("I")."""
+        words = [m for m in _WORD.finditer(text) if m.group()[0].isupper()]
+        first = re.search(r"[^\W\d_]", text)
+        opening = -1 if first is None else first.start()
+        joins = [
+            len(m.group()) > 1 and not (m.start() == opening and self.knows(m.group()))
+            for m in words
+        ]
+        out: list[Span] = []
+        for k, word in enumerate(words):
+            if self.knows(word.group(), accents=False):  # "Vera" is a name, not "verá"
+                continue
+            first = last = k
+            while first > 0 and joins[first - 1] and _next_to(text, words[first - 1], words[first]):
+                first -= 1
+            while (
+                last + 1 < len(words)
+                and joins[last + 1]
+                and _next_to(text, words[last], words[last + 1])
+            ):
+                last += 1
+            start, end = words[first].start(), words[last].end()
+            if out and out[-1][1] >= start:  # the same name as the word before
+                out[-1] = (out[-1][0], max(out[-1][1], end))
+            else:
+                out.append((start, end))
+        return out
+
+    def restore_accents(self, text: str) -> str:
+        """``text`` with each lower-case word the model never read, typed without accents,
+        given the accents of the word it did read ("bano" -> "baño"; a capitalised "Vera" may
+        be a name); as long as ``text`` either way."""
+
+        def restored(match: re.Match) -> str:
+            word = match.group()
+            if word in self._known or not word.islower() or strip_accents(word) != word:
+                return word
+            found = self._accented.get(word)
+            return word if found is None or len(found) != len(word) else found
+
+        return _PART.sub(restored, text)
+
+
+def strip_accents(word: str) -> str:
+    """``word`` without its accents, letter for letter ("baño" -> "bano"); a letter that does
+    not come apart into a letter and marks is kept."""
+    out = []
+    for letter in word:
+        bare = "".join(
+            c for c in unicodedata.normalize("NFD", letter) if not unicodedata.combining(c)
+        )
+        out.append(bare if len(bare) == 1 else letter)
+    return "".join(out)
+
+
+def _next_to(text: str, left: re.Match, right: re.Match) -> bool:
+    return text[left.end() : right.start()] == " "

@@ -1,0 +1,110 @@
+"""The words a model read in training (heedful.lexicon): names it never read are protected,
+accents typed without are put back; on the bundled models where only they can show it."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from heedful.bundled import model_dir
+from heedful.explain.paragraphs import block_diagonal
+from heedful.explain.words import to_words
+from heedful.lexicon import FILE, Lexicon, strip_accents
+from heedful.translator import Translator
+
+SPANISH = Lexicon.count(
+    [
+        "Ayer vino Tom a casa.",
+        "¿Dónde está el baño?",
+        "Esta casa está lejos.",
+        "Me gusta el puerto de Port Louis.",
+        "Verá usted que no.",
+        "también el baño",
+    ]
+)
+
+
+@pytest.fixture(scope="module")
+def bundled():
+    return {name: Translator.load(model_dir(name)) for name in ("es-en", "en-fr")}
+
+
+def test_words_are_counted_in_lower_case_most_frequent_first_and_written(tmp_path):
+    assert SPANISH.words[:4] == ["el", "baño", "casa", "está"]  # 3, 2, 2, 2 times
+    SPANISH.write(tmp_path)
+    assert Lexicon.load(tmp_path).words == SPANISH.words
+    assert (tmp_path / FILE).read_text(encoding="utf-8").startswith("el\nbaño\n")
+    assert Lexicon.load(tmp_path / "nowhere") is None
+
+
+def test_capitalised_words_never_read_are_names_with_their_capitalised_neighbours():
+    text = "Ayer Kwame Mensah vino a Port Muhima con Tom."
+    spans = SPANISH.unseen_names(text)
+    # "Ayer" opens the sentence and is a known word: not part of the name; "Port" is
+    assert [text[a:b] for a, b in spans] == ["Kwame Mensah", "Port Muhima"]
+    assert [SPANISH.unseen_names(t) for t in ("Tom vino.", "Ayer vino Tom.")] == [[], []]
+    assert SPANISH.unseen_names("Habibu vino.") == [(0, 6)]  # a lone first word counts too
+    # a name is judged as written: "Vera" is not "verá" typed without its accent
+    assert SPANISH.unseen_names("Vera vino.") == [(0, 4)]
+    assert SPANISH.knows("vera") and not SPANISH.knows("vera", accents=False)
+
+
+def test_accents_typed_without_are_put_back_on_words_never_read_only():
+    assert strip_accents("baño está ß") == "bano esta ß"
+    # "esta" is a word of its own: left as typed; "bano" and "tambien" never were
+    assert SPANISH.restore_accents("donde esta el bano tambien") == "dónde esta el baño también"
+    assert SPANISH.restore_accents("Vera y Bano") == "Vera y Bano"  # capitalised: maybe a name
+
+
+def test_a_training_run_writes_its_word_list():
+    """(tests/test_training_real_input.py's run writes it: checked there too.)"""
+    lexicon = Lexicon.load(model_dir("es-en"))
+    assert lexicon is not None and len(lexicon) > 20_000
+    assert lexicon.words[0] == "de" and "perro" in lexicon.words[:1000]
+
+
+@pytest.mark.parametrize(
+    "name, text, kept",
+    [
+        ("es-en", "Bartholomew tiene un perro.", "Bartholomew"),
+        ("es-en", "Me gusta la actitud de Callum.", "Callum"),
+        ("es-en", "Ismael aprende bastante rápido.", "Ismael"),
+        ("en-fr", "They helped Callum.", "Callum"),
+        ("en-fr", "Purity is no angel.", "Purity"),
+    ],
+)
+def test_names_the_model_never_read_survive_translation(bundled, name, text, kept):
+    assert kept in bundled[name].translate([text])[0]
+
+
+def test_casual_typing_without_accents_is_translated_as_with_them(bundled):
+    es_en = bundled["es-en"]
+    assert es_en.translate(["donde esta el bano"]) == es_en.translate(["dónde esta el baño"])
+    assert "bathroom" in es_en.translate(["donde esta el bano"])[0]
+
+
+def test_a_paragraph_s_attention_is_its_sentences_side_by_side(bundled):
+    es_en = bundled["es-en"]
+    first, second = "Tengo un perro.", "Se llama Max."
+    paragraph = es_en.attend(f"{first}  {second}")
+    parts = [es_en.attend(first), es_en.attend(second)]
+    assert paragraph.source == f"{first}  {second}"
+    assert paragraph.translation == f"{parts[0].translation}  {parts[1].translation}"
+    assert paragraph.source_pieces == parts[0].source_pieces + parts[1].source_pieces
+    assert paragraph.source_pieces.count("</s>") == 2
+    t, s = len(parts[0].target_pieces), len(parts[0].source_pieces)
+    assert torch.equal(paragraph.cross[..., :t, :s], parts[0].cross)
+    assert torch.equal(paragraph.cross[..., t:, s:], parts[1].cross)
+    assert paragraph.cross[..., :t, s:].abs().sum() == 0
+    assert paragraph.score == pytest.approx(parts[0].score + parts[1].score)
+    words = to_words(paragraph)  # each target word's attention on the paragraph's own words
+    assert "perro." in words.source_pieces and "Max." in words.source_pieces
+    forced = es_en.attend(f"{first} {second}", target="I have a dog. His name is Max.")
+    assert forced.target_pieces.count("</s>") == 2  # the target cut as the source is
+
+
+def test_block_diagonal():
+    a, b = torch.ones(1, 1, 2, 3), 2 * torch.ones(1, 1, 1, 1)
+    out = block_diagonal([a, b])
+    assert out.shape == (1, 1, 3, 4) and out.sum() == 8 and out[0, 0, 2, 3] == 2
+    assert block_diagonal([a, None]) is None
