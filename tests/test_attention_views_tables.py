@@ -128,7 +128,7 @@ def test_attend_json_with_a_forced_target_and_every_output_file(model_dirs, caps
     files = {name: tmp_path / name for name in ("map.png", "grid.png", "page.html")}
     code = main(
         ["attend", "--model", str(mt), "--target", TARGET, "--kind", "decoder", "--layer", "1",
-         "--head", "3", "--top", "2", "--json", "--png", str(files["map.png"]),
+         "--head", "3", "--top-words", "2", "--json", "--png", str(files["map.png"]),
          "--grid", str(files["grid.png"]), "--html", str(files["page.html"]), SOURCE]
     )  # fmt: skip
     assert code == 0
@@ -153,8 +153,10 @@ def test_attend_json_with_a_forced_target_and_every_output_file(model_dirs, caps
 
 def test_attend_on_a_language_model_shows_its_self_attention(model_dirs, capsys):
     _, lm = model_dirs
-    assert main(["attend", "--model", str(lm), "--top", "1", TARGET]) == 0
-    lines = capsys.readouterr().out.splitlines()
+    assert main(["attend", "--model", str(lm), "--top", "1", TARGET]) == 0  # --top-words' old name
+    printed = capsys.readouterr()
+    assert "heedful attend: warning: --top is deprecated, use --top-words\n" in printed.err
+    lines = printed.out.splitlines()
     assert lines[0] == TARGET
     assert lines[2] == "decoder self-attention, layer 2 of 2, mean of 4 heads"
     assert lines[6].startswith("The ") and "→ <s> (1.00)" in lines[6]  # the first sees only <s>

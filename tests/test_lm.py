@@ -190,7 +190,7 @@ def test_training_batches_read_what_attend_shows(model):
 def test_cli_sample_and_evaluate(trained, model, tmp_path):
     out, _ = trained
     lm, tokenizer, _ = model
-    args = ["--prompt", "The black cat", "--max-new-tokens", "50", "--temperature", "0.8",
+    args = ["--prompt", "The black cat", "--max-length", "50", "--temperature", "0.8",
             "--top-k", "50", "--top-p", "0.95", "--seed", "7"]  # fmt: skip
     printed = heedful("lm", "sample", "--model", str(out), *args).stdout
     expected = generate(lm, tokenizer, "The black cat", max_new_tokens=50, temperature=0.8,
@@ -319,8 +319,10 @@ def test_errors_speak_the_users_language(trained, model, tmp_path, capsys):
     assert cli.main(["lm", "evaluate", "--model", str(out), "--data", str(DEV_TSV),
                      "--column", "es"]) == 1  # fmt: skip
     assert "its training column is 0 (en)" in capsys.readouterr().err
-    assert cli.main(["lm", "sample", "--model", str(out), "--max-new-tokens", "2000"]) == 1
+    assert cli.main(["lm", "sample", "--model", str(out), "--max-length", "2000"]) == 1
     assert "exceed the model's 1024 positions" in capsys.readouterr().err
+    assert cli.main(["lm", "sample", "--model", str(out), "--max-length", "0"]) == 1
+    assert "heedful lm: error: --max-length must be at least 1, not 0" in capsys.readouterr().err
     assert cli.main(["lm", "train", "--config", str(REPO / "configs" / "tiny-smoke.yaml"), "--out",
                      str(tmp_path / "x")]) == 1  # fmt: skip
     assert "data.columns is a setting of task translation" in capsys.readouterr().err

@@ -123,7 +123,7 @@ def generate(
     prompt, then each new piece of text as soon as its token is chosen."""
     config = model.config
     if max_new_tokens < 1:
-        raise ValueError(f"--max-new-tokens must be at least 1, not {max_new_tokens}")
+        raise ValueError(f"max_new_tokens must be at least 1, not {max_new_tokens}")
     prompt_ids = tokenizer.encode(prompt, add_eos=False)
     read = [config.start_id, *prompt_ids]
     if len(read) + max_new_tokens > config.max_positions + 1:

@@ -70,7 +70,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--links", choices=("argmax", "grow-diag-final-and"), help="one per target word, or both"
     )
-    parser.add_argument("--beam", type=int, default=4, metavar="N", help="beam size (default 4)")
+    parser.add_argument(
+        "--beam", type=int, default=4, metavar="K", help="beam size (default 4); 1 is greedy"
+    )
 
 
 def run(args: argparse.Namespace) -> int:

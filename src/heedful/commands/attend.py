@@ -1,7 +1,7 @@
 """`heedful attend`: translate a sentence and show where the attention went.
 
 heedful attend --model DIR "El gato negro duerme en el jardín."
-heedful attend --model DIR --kind encoder --layer 2 --head 3 --top 2 "..."
+heedful attend --model DIR --kind encoder --layer 2 --head 3 --top-words 2 "..."
 heedful attend --model DIR --target "The black cat sleeps." --png map.png --html page.html "..."
 
 Prints the translation, then a table in the explainer's form (``black → negro (0.81), gato
@@ -19,6 +19,7 @@ import json
 import sys
 
 from heedful.bundled import resolve_model
+from heedful.commands.shared import add_old_spelling
 from heedful.devices import add_device_argument, pick_device
 
 KINDS = ("cross", "encoder", "decoder")
@@ -42,8 +43,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--head", type=int, metavar="H", help="head, from 1 (default: the mean of the heads)"
     )
     parser.add_argument(
-        "--top", type=int, default=3, metavar="K", help="words shown per row (default 3)"
+        "--top-words", type=int, default=3, metavar="K", help="words shown per row (default 3)"
     )
+    add_old_spelling(parser, "--top", "--top-words", type=int)
     parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
     parser.add_argument("--pieces", action="store_true", help="subword pieces instead of words")
     parser.add_argument("--png", metavar="FILE", help="write the table's heatmap as a PNG")
@@ -53,7 +55,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--html", metavar="FILE", help="write an interactive page of every layer and head"
     )
-    parser.add_argument("--beam", type=int, default=4, metavar="N", help="beam size (default 4)")
+    parser.add_argument(
+        "--beam", type=int, default=4, metavar="K", help="beam size (default 4); 1 is greedy"
+    )
     parser.add_argument("--target", help="force this translation instead of searching for one")
     add_device_argument(parser)
 
@@ -69,8 +73,8 @@ def run(args: argparse.Namespace) -> int:
     text = args.text if args.text is not None else sys.stdin.readline().rstrip("\n")
     if not text.strip():
         raise ValueError("give a sentence to attend to (as an argument or on stdin)")
-    if args.top < 1:
-        raise ValueError(f"--top must be at least 1, not {args.top}")
+    if args.top_words < 1:
+        raise ValueError(f"--top-words must be at least 1, not {args.top_words}")
     attend = attender(resolve_model(args.model), device=pick_device(args.device))
     attended = attend(text, args.target, beam_size=args.beam)
     shown = attended if args.pieces else to_words(attended)
@@ -90,13 +94,13 @@ def run(args: argparse.Namespace) -> int:
             "translation": attended.translation,
             "score": attended.score,
             "level": "pieces" if args.pieces else "words",
-            **table_json(view, layer, head, args.top),
+            **table_json(view, layer, head, args.top_words),
         }
         print(json.dumps(out, ensure_ascii=False, indent=2))
     else:
         print(attended.translation)
         print()
-        print(format_table(view, layer, head, args.top))
+        print(format_table(view, layer, head, args.top_words))
     if args.png:
         say(f"wrote {save_map(view, args.png, layer, head)}")
     if args.grid:

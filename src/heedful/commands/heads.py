@@ -20,7 +20,7 @@ import json
 import sys
 
 from heedful.bundled import resolve_model
-from heedful.commands.shared import add_quiet_argument, progress_bar
+from heedful.commands.shared import add_old_spelling, add_quiet_argument, progress_bar
 from heedful.devices import add_device_argument, pick_device
 
 
@@ -33,7 +33,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-sentences", type=int, default=200, metavar="N", help="use the first N (200)"
     )
     parser.add_argument("--batch-size", type=int, default=32, metavar="N", help="default 32")
-    parser.add_argument("--top", type=int, metavar="K", help="show only the K most important")
+    parser.add_argument(
+        "--top-heads", type=int, metavar="K", help="show only the K most important heads"
+    )
+    add_old_spelling(parser, "--top", "--top-heads", type=int)
     parser.add_argument("--png", metavar="FILE", help="write layer x head maps of each measure")
     parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
     add_device_argument(parser)
@@ -67,9 +70,9 @@ def run(args: argparse.Namespace) -> int:
 
         stats = head_stats(model, batches, progress=progress)
     if args.json:
-        print(json.dumps(stats_json(stats)[: args.top], indent=2))
+        print(json.dumps(stats_json(stats)[: args.top_heads], indent=2))
     else:
-        print(format_stats(stats, args.top))
+        print(format_stats(stats, args.top_heads))
     if args.png:
         print(f"wrote {save_stats_png(stats, args.png)}", file=sys.stderr)
     return 0

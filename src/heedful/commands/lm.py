@@ -2,7 +2,7 @@
 
 heedful lm train --config configs/lm-tatoeba-en.yaml --out runs/lm [--set train.max_steps=200]
 heedful lm train --resume runs/lm
-heedful lm sample --model runs/lm --prompt "The black cat" --max-new-tokens 50 \\
+heedful lm sample --model runs/lm --prompt "The black cat" --max-length 50 \\
     --temperature 0.8 --top-k 50 --top-p 0.95 --seed 1
 heedful lm evaluate --model runs/lm --data ../shared/data/tatoeba/spa-eng/dev.tsv --column en
 
@@ -17,6 +17,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from heedful.commands.shared import add_old_spelling
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from heedful.commands import train as train_command
@@ -30,12 +32,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--model", required=True, metavar="DIR", help="a language model directory")
     p.add_argument("--prompt", default="", help="the text to continue (default: nothing)")
     p.add_argument(
-        "--max-new-tokens",
+        "--max-length",
         type=int,
         default=50,
         metavar="N",
         help="at most N new tokens, end-of-sentence included (default 50)",
     )
+    add_old_spelling(p, "--max-new-tokens", "--max-length", type=int)
     p.add_argument(
         "--temperature",
         type=float,
@@ -98,6 +101,8 @@ def load_lm(model_dir: str):
 def run_sample(args: argparse.Namespace) -> int:
     from heedful.generate import generate
 
+    if args.max_length < 1:
+        raise ValueError(f"--max-length must be at least 1, not {args.max_length}")
     model, tokenizer, _ = load_lm(args.model)
 
     def show(text: str) -> None:
@@ -105,7 +110,7 @@ def run_sample(args: argparse.Namespace) -> int:
         sys.stdout.flush()
 
     generate(
-        model, tokenizer, args.prompt, max_new_tokens=args.max_new_tokens,
+        model, tokenizer, args.prompt, max_new_tokens=args.max_length,
         temperature=args.temperature, top_k=args.top_k, top_p=args.top_p, seed=args.seed,
         on_text=show,
     )  # fmt: skip
