@@ -173,3 +173,27 @@ def test_a_real_paragraph_comes_back_with_as_many_sentences_in_order():
 
 def test_paragraph_of_no_sentence_joins_to_nothing():
     assert Paragraph("   ", []).join([]) == ""
+
+
+def test_a_line_with_no_sentence_mark_before_its_last_word_is_one_sentence_without_pysbd(
+    monkeypatch,
+):
+    splitter = SentenceSplitter("es")
+    lines = ["Tengo un perro.", "donde esta el baño", "¡¡Qué bien!!", "Vale...  ", "Cuesta 3,50."]
+    lines += ["¿Qué? No sé.", "El Sr. García vino.", "Cuesta 3.50 euros.", "a; b", "Hola. Adiós"]
+    expected = {line: splitter._cut(line) for line in lines}
+    asked = []
+    segment = splitter._segmenter.segment
+    monkeypatch.setattr(splitter._segmenter, "segment", lambda t: asked.append(t) or segment(t))
+    for line in lines:
+        pysbd = [(s.start, s.end) for s in segment(line)]
+        assert splitter._cut(line) == expected[line]
+        if line in lines[:5]:  # not asked: pysbd's own answer all the same
+            assert expected[line] == [_strip_of(line, pysbd[0])] and len(pysbd) == 1
+    assert asked == lines[5:]  # only lines with a mark inside went to pysbd
+
+
+def _strip_of(line, span):
+    start, end = span
+    text = line[start:end]
+    return start + len(text) - len(text.lstrip()), end - len(text) + len(text.rstrip())

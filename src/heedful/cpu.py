@@ -54,6 +54,13 @@ def quantize_model(model: nn.Module, kind: str = "int8") -> nn.Module:
     return model
 
 
+def is_quantized(model: nn.Module) -> bool:
+    """Whether ``model``'s linear layers are int8 (``quantize_model``): their activations are
+    quantised with one scale per product, so a row's result depends on the rows beside it."""
+    dynamic = torch.ao.nn.quantized.dynamic.Linear
+    return any(isinstance(m, dynamic) for m in model.modules())
+
+
 def _foldable_logits_bias(model: nn.Module) -> Tensor | None:
     """A final logits bias (Marian's) that the output projection can take as its own bias, so
     that adding it costs no pass of its own over the logits; None when there is none to fold."""

@@ -77,6 +77,25 @@ class KeyValue:
         return self.k.shape[2]
 
 
+def regrouped(
+    kv: KeyValue, first: int, added: int, capacity: int, index: Tensor | None = None
+) -> KeyValue:
+    """The rows ``index`` of ``kv`` (None: all) from position ``first`` on, then ``added`` new
+    rows (zeros, to be masked), in new buffers with room for ``capacity`` positions (continuous
+    batching: the positions before ``first`` no row reads any more)."""
+    _, h, t, d = kv.k.shape
+    n, length = kv.k.shape[0] if index is None else len(index), t - first
+    shape = (n + added, h, max(capacity, length), d)
+    room = _Room(kv.k.new_empty(shape), kv.v.new_empty(shape), filled=length)
+    for old, buffer in ((kv.k, room.k), (kv.v, room.v)):
+        if index is None:
+            buffer[:n, :, :length] = old[:, :, first:]
+        else:
+            torch.index_select(old[:, :, first:], 0, index, out=buffer[:n, :, :length])
+        buffer[n:, :, :length] = 0.0
+    return room.view(length)
+
+
 @dataclass
 class _Room:
     """Key and value buffers [B, H, capacity, d_k]; the first ``filled`` positions are in use."""

@@ -83,15 +83,21 @@ class Embeddings(nn.Module):
         self.register_buffer("positions", pe, persistent=False)
         self.dropout = Dropout(config.dropout)
 
-    def forward(self, ids: Tensor, start: int = 0) -> Tensor:
-        """[B, T] ids at positions start .. start+T-1 -> [B, T, d_model]."""
-        stop = start + ids.shape[1]
+    def forward(self, ids: Tensor, start: int | Tensor = 0) -> Tensor:
+        """[B, T] ids at positions start .. start+T-1 -> [B, T, d_model]. ``start``: one
+        position for every row, or one per row [B] (rows that began at different steps)."""
+        if isinstance(start, Tensor):
+            at = start.unsqueeze(1) + torch.arange(ids.shape[1], device=start.device)
+            stop = int(at.max()) + 1 if at.numel() else 0
+        else:
+            stop = start + ids.shape[1]
         if stop > self.max_positions:
             raise ValueError(
                 f"sequence reaches position {stop}, past max_positions={self.max_positions}; "
                 "shorten the input or build the model with a larger max_positions"
             )
-        x = self.tokens(ids) * self.scale + self.positions[start:stop]
+        positions = self.positions[at] if isinstance(start, Tensor) else self.positions[start:stop]
+        x = self.tokens(ids) * self.scale + positions
         return self.dropout(x)
 
 
@@ -198,18 +204,21 @@ class DecoderLayer(nn.Module):
         memory_mask: Tensor | None,
         *,
         past: KeyValue | None = None,
+        self_mask: Tensor | None = None,
         self_head_mask: Tensor | None = None,
         cross_head_mask: Tensor | None = None,
         need_weights: bool = False,
     ) -> LayerOutput:
         """x: [B, T, d_model]; memory: [B, S, d_model] or its projected keys and values;
         memory_mask: [B, S], True = real source token. Targets are right-padded, so causal
-        masking alone keeps every real position away from padding.
+        masking alone keeps every real position away from padding; ``self_mask`` [B, t]: the
+        cached positions each row may read, where rows began at different steps.
         """
         h = self.self_attn_residual.before(x)
         h, kv, self_weights = self.self_attn(
-            h, causal=True, past=past, head_mask=self_head_mask, need_weights=need_weights
-        )
+            h, causal=True, past=past, key_mask=self_mask, head_mask=self_head_mask,
+            need_weights=need_weights,
+        )  # fmt: skip
         x = self.self_attn_residual.after(x, h)
         h = self.cross_attn_residual.before(x)
         h, _, cross_weights = self.cross_attn(

@@ -9,6 +9,14 @@ import torch
 from torch import Tensor
 
 
+def pad(sources: list[list[int]], pad_id: int, device: torch.device | str = "cpu") -> Tensor:
+    """Right-padded [B, S] ids, S the longest source's length."""
+    src = torch.full((len(sources), max(map(len, sources))), pad_id, dtype=torch.long)
+    for i, ids in enumerate(sources):
+        src[i, : len(ids)] = torch.tensor(ids, dtype=torch.long)
+    return src.to(device)
+
+
 def padding_mask(ids: Tensor, pad_id: int) -> Tensor:
     """[B, S] token ids -> [B, S] mask, True where the token is real (not padding)."""
     return ids != pad_id

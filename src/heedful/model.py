@@ -63,6 +63,9 @@ class DecoderCache:
     ``self_kv`` grows by one position per step; ``cross_kv`` is computed once per source.
     ``capacity``: target positions to make room for at the first step (the longest output a
     search allows), so that the self-attention cache never grows by copying; 0: grow as needed.
+    ``starts``: where rows began at different steps (continuous batching, heedful.continuous),
+    the position in ``self_kv`` of each row's first token [B]; a row reads from there on, and
+    its tokens' positions count from there. None: every row began at 0.
     """
 
     self_kv: list[KeyValue | BeamKeyValue | None]
@@ -70,6 +73,7 @@ class DecoderCache:
     memory_mask: Tensor  # [B, S]
     length: int = 0  # target positions decoded so far
     capacity: int = 0
+    starts: Tensor | None = None
 
     def reorder(self, index: Tensor, group: int = 1) -> DecoderCache:
         """Keep and reorder batch rows (beams, or finished sentences leaving the batch).
@@ -79,6 +83,11 @@ class DecoderCache:
         continuing rows of one source. They are copied only when sources leave or move.
         """
         sources = self.memory_mask.shape[0]
+        starts = self.starts
+        if starts is not None:
+            if group != 1:
+                raise ValueError("rows that began at different steps are reordered one by one")
+            starts = starts.index_select(0, index)
         self_kv = self.self_kv
         if group > 1 and type(self_kv[0]) is KeyValue and self_kv[0].k.shape[0] == sources:
             # one row per source becomes ``group`` beams, in a cache that beams never copy
@@ -91,10 +100,11 @@ class DecoderCache:
             rows = sources if self_kv[0] is None else self_kv[0].k.shape[0]
             kept = kept_sources(index.view(-1, group)[:, 0] // (rows // sources), sources)
         if kept is None:  # every source stays where it was
-            return replace(self, self_kv=selected)
+            return replace(self, self_kv=selected, starts=starts)
         return replace(
             self,
             self_kv=selected,
+            starts=starts,
             cross_kv=[kv.select(kept) for kv in self.cross_kv],
             memory_mask=self.memory_mask.index_select(0, kept),
         )
@@ -164,8 +174,10 @@ class Decoder(nn.Module):
         self.layers = nn.ModuleList(DecoderLayer(config) for _ in range(config.n_decoder_layers))
         self.norm = final_norm(config)
 
-    def forward(self, x, memory, memory_mask, *, past=None, head_mask=None, need_weights=False):
-        """memory: one [B, S, d_model] tensor or per-layer KeyValues; past: per-layer KeyValues.
+    def forward(self, x, memory, memory_mask, *, past=None, self_mask=None, head_mask=None,
+                need_weights=False):  # fmt: skip
+        """memory: one [B, S, d_model] tensor or per-layer KeyValues; past: per-layer KeyValues;
+        self_mask: [B, t] the positions each row reads (``DecoderCache.starts``).
         Returns x, the new per-layer self-attention KeyValues, and the weights if asked for."""
         new_kv, self_weights, cross_weights = [], [], []
         for i, layer in enumerate(self.layers):
@@ -174,6 +186,7 @@ class Decoder(nn.Module):
                 memory[i] if isinstance(memory, list) else memory,
                 memory_mask,
                 past=None if past is None else past[i],
+                self_mask=self_mask,
                 self_head_mask=head_mask and head_mask.layer("decoder_self", i),
                 cross_head_mask=head_mask and head_mask.layer("cross", i),
                 need_weights=need_weights,
@@ -271,11 +284,16 @@ class Transformer(nn.Module):
     ) -> StepOutput:
         """Feed the next t target tokens [B, t] (usually t = 1) at positions cache.length ...;
         returns their logits [B, t, V] and the cache extended by t positions."""
-        x = self.tgt_embed(tgt_ids, start=cache.length)
+        starts, self_mask = cache.length, None
+        if cache.starts is not None:  # rows that began at different steps
+            starts = cache.length - cache.starts
+            seen = torch.arange(cache.length + tgt_ids.shape[1], device=tgt_ids.device)
+            self_mask = seen >= cache.starts.unsqueeze(1)  # [B, length + t]
+        x = self.tgt_embed(tgt_ids, start=starts)
         past = None if cache.self_kv[0] is None else cache.self_kv
         x, new_kv, attention = self.decoder(
-            x, cache.cross_kv, cache.memory_mask,
-            past=past, head_mask=head_mask, need_weights=return_attention,
+            x, cache.cross_kv, cache.memory_mask, past=past, self_mask=self_mask,
+            head_mask=head_mask, need_weights=return_attention,
         )  # fmt: skip
         if past is None and cache.capacity:
             new_kv = [kv.reserve(cache.capacity) for kv in new_kv]
