@@ -9,7 +9,9 @@
    (``--clients``): sentences per second, latency p50 / p99, errors.
 3. Fairness (issue 31): four maximal requests (32 texts of about 1,000 characters, beam 8) sent
    at once, while one client sends a short sentence every 0.2 s: the short requests' p50 / p99
-   (goal: p99 <= 1 s, no 504), and how the maximal ones ended.
+   (goal: p99 <= 1 s, no 504), and how the maximal ones ended (the server's timeout counts
+   time without progress: none of them should be 504 either; ``--timeout 5`` shows it on a
+   fast machine, where the four take less than the default 30 s in all).
 4. Memory: the server's resident set idle, at the peak of (3), and after it, polled for up to a
    minute (goal: back within 1.5x of idle).
 
@@ -269,7 +271,7 @@ def report(result: dict) -> str:
     lines = [
         f"heedful serve under load: {result['model']}, beam {result['beam_size']}, "
         f"{os.cpu_count()} CPUs ({platform.machine()}), load average before "
-        f"{result['load_average_before']}",
+        f"{result['load_average_before']}, server timeout {result['server_timeout'] or 'default'}",
         f"  heedful translate ({cli['threads']} torch threads, as the server), "
         f"{cli['sentences']} sentences from a file: "
         f"{cli['sentences_per_s']} sentences/s ({cli['seconds']} s, {cli['start_seconds']} s of "
@@ -304,6 +306,7 @@ def main() -> None:
     parser.add_argument("--beam", type=int, default=4)
     parser.add_argument("--deadline", type=float, default=120.0, help="seconds for each phase")
     parser.add_argument("--threads", type=int, help="the server's --threads (default: its own)")
+    parser.add_argument("--timeout", type=float, help="the server's --timeout (default: its own)")
     parser.add_argument("--skip-fairness", action="store_true")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
@@ -326,6 +329,8 @@ def main() -> None:
                    "--host", HOST, "--port", str(port)]  # fmt: skip
         if args.threads is not None:
             command += ["--threads", str(args.threads)]
+        if args.timeout is not None:
+            command += ["--timeout", str(args.timeout)]
         log = Path(tmp) / "server.log"
         with open(log, "w") as out:  # a file, not a pipe nobody reads: a full pipe blocks
             server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=out)
@@ -337,7 +342,8 @@ def main() -> None:
             server.wait(timeout=30)
     label = str(args.model) if args.model else "tiny random model (2+2 layers, d_model 64)"
     result = {"model": label, "beam_size": args.beam, "load_average_before": round(load_before, 2),
-              "server_threads": args.threads, "command_line": cli, **served}  # fmt: skip
+              "server_threads": args.threads, "server_timeout": args.timeout,
+              "command_line": cli, **served}  # fmt: skip
     print(report(result))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

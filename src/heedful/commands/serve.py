@@ -37,7 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=30.0,
         metavar="S",
-        help="seconds a request may wait for its model, queue included (default 30)",
+        help="seconds a request may go without progress before it is answered 504: waiting "
+        "for its model, at first or between batches of its texts; a long request whose texts "
+        "keep being translated is answered however long it takes (default 30)",
     )
     parser.add_argument(
         "--threads",

@@ -14,12 +14,14 @@ APIs fairly (``heedful.serve.worker``). Every error answers JSON ``{"detail": ..
 LibreTranslate API's ``{"error": ...}``): 400 a Host header naming another server (DNS
 rebinding; ``allowed_hosts``), 404 an unknown model, 413 a body over ``max_body_bytes``, 422
 invalid JSON, a field of the wrong type, an empty or too long text, or a layer that does not
-exist, 503 a model with too many requests waiting, 504 an answer slower than ``timeout_s``.
+exist, 503 a model with too many requests waiting, 504 a request that went ``timeout_s`` without
+progress (waiting for its model, at first or between two batches of its texts: a long request
+whose texts keep being translated is answered however long it takes in all; see
+``heedful.serve.worker``).
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -42,6 +44,7 @@ from heedful.serve.attention import attention_payload
 from heedful.serve.libretranslate import LibreTranslate, libretranslate_router
 from heedful.serve.limits import BodyLimit, MergeSlashes, PageHeaders
 from heedful.serve.markup import parse, translate_markups
+from heedful.serve.memory import bound_native_caches
 from heedful.serve.schemas import (
     AttentionRequest,
     AttentionResponse,
@@ -51,7 +54,7 @@ from heedful.serve.schemas import (
     TranslateRequest,
     TranslateResponse,
 )
-from heedful.serve.worker import Busy, ModelWorker
+from heedful.serve.worker import Busy, ModelWorker, Stalled
 from heedful.translator import Translation, Translator
 
 STATIC = Path(__file__).parent / "static"
@@ -87,13 +90,15 @@ def create_app(
     rate_limit: int | None = None,
 ) -> FastAPI:
     """The app. ``models``: model directories, or {name: Translator or directory}; the first is
-    the default. ``timeout_s``: the longest a request waits for its model (queue included);
+    the default. ``timeout_s``: the longest a request goes without progress (waiting for its
+    model, at first or between batches of its texts) before it is answered 504;
     ``max_waiting``: requests queued per model before it answers 503; ``threads``: torch's
     threads for each model's calls (default: half the cores; the other half parse requests,
     tokenize and answer, and a torch thread waiting for a busy core stalls all the others).
     ``allowed_hosts``: host names the Host header may give besides loopback ones ("*": any).
     ``api_keys`` (keys or a file of them) and ``rate_limit`` (requests a minute per client) guard
     the LibreTranslate API."""
+    bound_native_caches()  # before any model runs in this process
     if not isinstance(models, Mapping):
         models = load_translators(models)
     translators = {
@@ -101,8 +106,9 @@ def create_app(
     }
     if not translators:
         raise ValueError("give at least one model")
+    threads = threads or default_threads()
     workers = {
-        name: ModelWorker(name, t, max_waiting=max_waiting, threads=threads or default_threads())
+        name: ModelWorker(name, t, max_waiting=max_waiting, threads=threads, patience=timeout_s)
         for name, t in translators.items()
     }
     default = next(iter(workers))
@@ -135,11 +141,14 @@ def create_app(
         return workers[name]
 
     async def in_time(work):
+        """A worker's answer; 504 when it stalled (no progress in ``timeout_s``)."""
         try:
-            return await asyncio.wait_for(work, timeout_s)
-        except TimeoutError:
+            return await work
+        except Stalled:
             raise HTTPException(
-                504, f"no answer within {timeout_s:g} s; try a shorter text or a smaller beam"
+                504,
+                f"no progress on this request in {timeout_s:g} s (the model is busy); try again "
+                "later, or a shorter text or a smaller beam",
             ) from None
 
     @app.post(

@@ -11,7 +11,7 @@ As LibreTranslate reads them, fields come from a JSON object, a form (urlencoded
 the query string alike, and errors answer {"error": "..."}: 400 a missing or invalid field or a
 language pair no model translates, 403 a missing or unknown API key (when the server has keys),
 429 a client over the rate limit; and, as heedful's own API, 413 a body too large, 503 a model
-with too many requests waiting, 504 no answer in time. /languages needs no key and is not
+with too many requests waiting, 504 no progress in time. /languages needs no key and is not
 limited, as in LibreTranslate.
 
 Translation is heedful's: each (source, target) pair is the first model that translates it,

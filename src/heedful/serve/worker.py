@@ -22,17 +22,27 @@ futures. The thread runs one batch per turn:
   first, until the budget is spent. So a short request waits for the batch that is running,
   then runs in the next one (or the one after, behind earlier short ones), however much long
   work is queued; and long requests finish one after the other instead of all of them late.
-  (Short requests that keep the model busy without a pause would hold long ones back, up to
-  their timeout: under such a load something has to wait.)
+  (Short requests that keep the model busy without a pause would hold long ones back; the
+  patience rule below still gives each of those a batch now and then.)
 
 Word alignments (``alignments=True``) are computed for a whole batch when one of its requests
 asks for them (about 10% more time for that batch); the others are not kept waiting for a batch
 of their own.
 
+**Patience** (the server's timeout): a request is given up (``Stalled``, which the server
+answers 504) when ``patience`` seconds pass in which it made no progress: none of its texts was
+being translated and no batch of them ended. The clock starts as it arrives, restarts as each
+batch of its texts ends, and stops while one runs; so a request as long as the API allows, whose
+texts are being translated batch after batch, is answered however long it takes in all, and
+only one left waiting (behind a model stuck or flooded) is cut. So that a request that has to
+wait behind others' work still moves, one that has waited half its patience without progress
+leads the next batch, before the order above. An attention call is one piece: the clock stops
+once it starts.
+
 Blank texts (white space or invisible characters only) are answered "" without the model. A
-request that gives up (its timeout, or its client gone) is dropped from the queue; a batch
-already running finishes, and its answers are thrown away. After a turn that leaves the queue
-empty, memory freed by large batches is given back to the system (``heedful.serve.memory``).
+request that gives up (stalled, or its client gone) is dropped from the queue; a batch already
+running finishes, and its answers are thrown away. After a turn that leaves the queue empty,
+memory freed by large batches is given back to the system (``heedful.serve.memory``).
 """
 
 from __future__ import annotations
@@ -78,6 +88,29 @@ class Busy(Exception):
     """More requests wait for this model than it may queue."""
 
 
+class Stalled(TimeoutError):
+    """A request made no progress for its model's ``patience`` seconds."""
+
+    def __init__(self, patience: float):
+        super().__init__(f"no progress in {patience:g} s")
+        self.patience = patience
+
+
+@dataclass
+class _Progress:
+    """When a request last moved (its arrival or the end of a batch of its texts, by
+    time.monotonic()), and whether one of its batches is running now."""
+
+    since: float
+    running: bool = False
+
+    def started(self) -> None:
+        self.running = True
+
+    def ended(self) -> None:
+        self.since, self.running = time.monotonic(), False
+
+
 @dataclass(eq=False)
 class _Job:
     texts: list[str]
@@ -87,6 +120,7 @@ class _Job:
     loop: asyncio.AbstractEventLoop
     future: asyncio.Future
     arrived: float  # time.monotonic()
+    progress: _Progress
     served: int  # the turn in which it was last served (its arrival's, at first): oldest leads
     results: list[list[Translation] | None] = field(default_factory=list)
     todo: deque[int] = field(default_factory=deque)  # texts not yet run, smallest first
@@ -151,11 +185,15 @@ class ModelWorker:
         threads: int | None = None,
         gather_s: float = GATHER_S,
         batch_cost: int = BATCH_COST,
+        patience: float | None = None,
     ):
-        """``threads``: torch's intra-op threads for this model's calls (default: torch's)."""
+        """``threads``: torch's intra-op threads for this model's calls (default: torch's);
+        ``patience``: seconds a request may go without progress before it is given up
+        (``Stalled``; None: it waits as long as it takes)."""
         self.name = name
         self.translator = translator
         self.max_waiting = max_waiting
+        self.patience = patience
         self.gather_s = gather_s
         self.batch_cost = batch_cost
         self.counters = Counters()
@@ -180,8 +218,9 @@ class ModelWorker:
         give [Translation("", 0.0, [])] (with no links)."""
         loop = asyncio.get_running_loop()
         with self._admitted():
+            now = time.monotonic()
             job = _Job(list(texts), beam_size, n_best, alignments, loop, loop.create_future(),
-                       time.monotonic(), next(self._turns))  # fmt: skip
+                       now, _Progress(now), next(self._turns))  # fmt: skip
             job.costs = [sentence_cost(t, beam_size) for t in job.texts]
             blank = [] if alignments else None
             job.results = [[Translation("", 0.0, [], blank)] if is_blank(t) else None
@@ -195,8 +234,8 @@ class ModelWorker:
                 self._queue.append(job)
                 self._ask_for_turn()
             try:
-                return await job.future
-            except asyncio.CancelledError:
+                return await self._patiently(job.future, job.progress)
+            except (asyncio.CancelledError, Stalled):
                 job.abandoned = True
                 raise
 
@@ -208,8 +247,18 @@ class ModelWorker:
         if cached is not None:
             return cached
         with self._admitted():
-            call = self._executor.submit(self.translator.attend, text, target, beam_size)
-            attended = await asyncio.wrap_future(call)  # cancelling it cancels a queued call
+            progress = _Progress(time.monotonic())
+
+            def attend() -> Attended:
+                progress.started()
+                return self.translator.attend(text, target, beam_size)
+
+            call = asyncio.wrap_future(self._executor.submit(attend))
+            try:
+                attended = await self._patiently(call, progress)
+            except Stalled:
+                call.cancel()  # not started (else it would not stall): it never runs
+                raise
         self._attended.put(key, attended)
         return attended
 
@@ -217,6 +266,20 @@ class ModelWorker:
         self._executor.shutdown(wait=False, cancel_futures=True)
 
     # --- internals -----------------------------------------------------------------------------
+
+    async def _patiently(self, future: asyncio.Future, progress: _Progress):
+        """``await future``, or Stalled once ``patience`` seconds pass without progress."""
+        if self.patience is None:
+            return await future
+        while True:
+            left = self.patience  # while a batch of it runs: look again after that long
+            if not progress.running:
+                left = progress.since + self.patience - time.monotonic()
+                if left <= 0:
+                    raise Stalled(self.patience)
+            done, _ = await asyncio.wait([future], timeout=left)  # never cancels it
+            if done:
+                return future.result()
 
     def _admitted(self):
         if self.counters.waiting >= self.max_waiting:
@@ -259,7 +322,8 @@ class ModelWorker:
         self._queue = [j for j in self._queue if j.todo and not j.abandoned]
         if not self._queue:
             return None
-        order = sorted(self._queue, key=self._priority)
+        now = time.monotonic()
+        order = sorted(self._queue, key=lambda job: self._priority(job, now))
         lead = order[0]
         long = lead.is_long(lead.todo[0])
         batch: list[tuple[_Job, int]] = []
@@ -274,13 +338,17 @@ class ModelWorker:
                 batch.append((job, job.todo.popleft()))
                 job.remaining -= cost
                 spent += cost
+        for job in {job for job, _ in batch}:
+            job.progress.started()
         self._cost_since_trim += spent
         return batch
 
-    def _priority(self, job: _Job) -> tuple:
+    def _priority(self, job: _Job, now: float) -> tuple:
+        if self.patience is not None and now - job.progress.since >= self.patience / 2:
+            return (0, job.progress.since)  # waited half its patience without progress
         if job.remaining <= self.batch_cost:  # a small request: first come, first served
-            return (0, job.served)
-        return (1, job.remaining, job.served)
+            return (1, job.served)
+        return (2, job.remaining, job.served)
 
     def _run(self, batch: list[tuple[_Job, int]]) -> None:
         """On the worker thread: translate the batch and hand each job its answers."""
@@ -295,6 +363,7 @@ class ModelWorker:
             with self._mutex:
                 for job in {job for job, _ in batch}:
                     job.todo.clear()
+                    job.progress.ended()
                     job.loop.call_soon_threadsafe(_settle, job.future, None, e)
             return
         self.counters.batches += 1
@@ -306,6 +375,7 @@ class ModelWorker:
                 job.results[i] = options
                 job.served = served
             for job in {job for job, _ in batch}:
+                job.progress.ended()
                 if not job.todo:
                     job.loop.call_soon_threadsafe(_settle, job.future, job.results, None)
 
