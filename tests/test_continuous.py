@@ -1,6 +1,6 @@
-"""Continuous batching (heedful.continuous): greedy search with finished rows refilled gives
-every sentence the tokens and scores batch-by-batch decoding gives, on a tiny random model
-(with and without the native kernel) and on the bundled models' dev sentences."""
+"""Continuous batching (heedful.continuous): greedy and beam search with finished rows given to
+waiting sentences give every sentence the tokens and scores batch-by-batch decoding gives, on a
+tiny random model and on the bundled models' dev sentences; and batches by a token budget."""
 
 from __future__ import annotations
 
@@ -38,11 +38,18 @@ def sources(n: int, seed: int = 1) -> list[list[int]]:
 
 def both(model, src, **options):
     banned = [model.config.pad_id]
+    options.setdefault("beam_size", 1)
     out = []
     for continuous_ in (False, True):
-        o = DecodingOptions(beam_size=1, continuous=continuous_, **options)
+        o = DecodingOptions(continuous=continuous_, **options)
         out.append(generate(model, src, o, banned=banned))
     return out
+
+
+def same(found, expected) -> bool:
+    """The same hypotheses (every n-best one), tokens and scores to the last digit."""
+    flat = lambda hs: [(h.tokens, h.score, h.log_prob) for options in hs for h in options]  # noqa: E731
+    return flat(found) == flat(expected)
 
 
 def test_refilled_rows_decode_as_in_their_own_batch(tiny):
@@ -52,6 +59,41 @@ def test_refilled_rows_decode_as_in_their_own_batch(tiny):
     assert [h[0].score for h in refilled] == [h[0].score for h in batched]
     lengths = {len(h[0].tokens) for h in batched}
     assert len(lengths) > 5  # rows finished at many steps: many refills
+
+
+@pytest.mark.parametrize("n_best, early_stopping", [(1, False), (3, True)])
+def test_beam_search_with_refilled_sentences_decodes_as_in_its_own_batch(
+    tiny, n_best, early_stopping
+):
+    src = sources(40, seed=5)
+    batched, refilled = both(
+        tiny, src, beam_size=4, n_best=n_best, early_stopping=early_stopping, batch_size=6
+    )
+    assert same(refilled, batched)
+    assert all(len(h) == n_best for h in refilled)
+
+
+def test_a_token_budget_makes_batches_of_short_sources_larger(tiny, monkeypatch):
+    assert continuous.batch_length(10, 128, 8192) == 128
+    assert continuous.batch_length(100, 128, 8192) == 81
+    assert continuous.batch_length(10_000, 128, 8192) == 1
+    assert continuous.batch_length(100, 128, None) == 128
+    grown = []
+
+    def spy(cache, added):
+        grown.append(added)
+        return real(cache, added)
+
+    real = continuous._grown
+    monkeypatch.setattr(continuous, "_grown", spy)
+    src = sorted(sources(60, seed=6), key=len)
+    for beam_size in (1, 4):
+        grown.clear()
+        batched, refilled = both(tiny, src, beam_size=beam_size, batch_size=32, batch_tokens=80)
+        assert same(refilled, batched)
+        assert grown  # as the long sources finished, the rows grew
+    with pytest.raises(ValueError, match="batch_tokens"):
+        DecodingOptions(batch_tokens=0)
 
 
 def test_lengths_min_length_and_forced_end(tiny):
@@ -76,7 +118,15 @@ def test_the_cache_is_rebuilt_when_it_runs_out_of_room(tiny, monkeypatch):
     src = sources(200, seed=3)
     batched, refilled = both(tiny, src, batch_size=6)
     assert calls and max(calls) > 0  # positions no row read any more were dropped
-    assert [h[0].tokens for h in refilled] == [h[0].tokens for h in batched]
+    assert same(refilled, batched)
+    calls.clear()
+    monkeypatch.setattr(
+        continuous, "beams_from", lambda *a, **k: calls.append(a[1]) or real(*a, **k)
+    )
+    real = kv_cache.beams_from
+    batched, refilled = both(tiny, src[:80], batch_size=4, beam_size=3)
+    assert calls and max(calls) > 0
+    assert same(refilled, batched)
 
 
 def test_each_encoded_batch_is_reported_once_when_its_sentences_are_done(tiny):
@@ -99,15 +149,15 @@ def dev(name: str, column: int, n: int) -> list[str]:
 
 
 @pytest.mark.parametrize("name, column", [("es-en", 1), ("en-fr", 0)])
-def test_the_bundled_models_translate_the_same_with_rows_refilled(name, column):
+@pytest.mark.parametrize("beam_size", [1, 4])
+def test_the_bundled_models_translate_the_same_with_rows_refilled(name, column, beam_size):
     translator = Translator.load(model_dir(name))
-    ids = translator.tokenizer.encode_batch(dev(name, column, 600))
+    ids = translator.tokenizer.encode_batch(dev(name, column, 500))
     found = [
-        translator.generate(ids, options=DecodingOptions(beam_size=1, continuous=c, batch_size=16))
+        translator.generate(ids, beam_size, continuous=c, batch_size=16, batch_tokens=None)
         for c in (False, True)
     ]
-    assert [h[0].tokens for h in found[1]] == [h[0].tokens for h in found[0]]
-    assert [h[0].score for h in found[1]] == [h[0].score for h in found[0]]
+    assert same(found[1], found[0])
 
 
 def test_an_int8_model_or_no_native_kernel_decodes_batch_by_batch(tiny, monkeypatch):

@@ -90,8 +90,14 @@ def test_beam_cache_attention_equals_each_rows_own_history():
     torch.testing.assert_close(
         native.decoding_attention(q, cache, None), formula(q, rows.k, rows.v), atol=2e-6, rtol=2e-5
     )
-    with pytest.raises(ValueError, match="no key_mask"):
-        native.decoding_attention(q, cache, torch.ones(n, cache.length, dtype=torch.bool))
+    # a sentence's beams that began later (continuous batching) read from their start on
+    starts = torch.tensor([0, 3, 5])
+    mask = torch.arange(cache.length) >= starts[:, None]  # [n, t]
+    row_mask = mask.repeat_interleave(K, 0)
+    masked = formula(q, rows.k, rows.v, row_mask)
+    torch.testing.assert_close(
+        native.decoding_attention(q, cache, mask), masked, atol=2e-6, rtol=2e-5
+    )
     with pytest.raises(ValueError, match=r"q: shape \[12, 4, 2, 16\], expected \[\*, \*, 1, \*\]"):
         native.decoding_attention(q.expand(-1, -1, 2, -1), cache, None)  # one query per row only
 

@@ -256,6 +256,8 @@ def with_outputs(translator: Translator, monkeypatch) -> Translator:
                 for ids, hs in zip(sources, found, strict=True)], memory  # fmt: skip
 
     monkeypatch.setattr(decoding, "_search", fixed)
+    # batch by batch, through _search (heedful.continuous decodes without it)
+    monkeypatch.setattr(decoding, "_continuous", lambda *args: False)
     return translator
 
 

@@ -213,10 +213,11 @@ class MultiHeadAttention(nn.Module):
         b, _, t, _ = q.shape
         plain = not need_weights and self.window is None and head_mask is None
         if plain and t == 1 and native.handles(q):  # a decoding step: one pass in C
-            mask = None if isinstance(kv, BeamKeyValue) else key_mask  # a beam cache's: all real
-            out = native.decoding_attention(q, kv, mask)  # [B, H·d_k], heads merged
+            out = native.decoding_attention(q, kv, key_mask)  # [B, H·d_k], heads merged
             return self.out_proj(out.view(b, 1, -1)), kv, None
         if isinstance(kv, BeamKeyValue):
+            if key_mask is not None:  # sources that began at different steps (the C kernel's)
+                raise NotImplementedError("a masked beam cache is read by heedful.native only")
             if plain:
                 return self._merge_heads(_beam_attention(q, kv)), kv, None
             seen = kv.per_row()  # the plain path below, on a copy in per-row order

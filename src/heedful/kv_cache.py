@@ -213,6 +213,31 @@ class BeamKeyValue:
         return KeyValue(rows(self.k), rows(self.v))
 
 
+def beams_from(
+    layers: list[BeamKeyValue], first: int, capacity: int, added: int = 0
+) -> list[BeamKeyValue]:
+    """Every layer's beam cache from position ``first`` on, then ``added`` new sentences' beams
+    (zeros, to be masked), in new buffers with room for ``capacity`` positions, the layers
+    sharing one history (continuous batching: the positions before ``first`` no beam reads
+    any more)."""
+    t = layers[0].length
+    length, old = t - first, layers[0].history
+    K, n = old.beams, layers[0].k.shape[0]
+    origin = old.origin[:, first:]
+    origin = torch.cat([origin, origin.new_zeros(added * K, length)])
+    history = _BeamHistory(origin.contiguous(), K)
+    out = []
+    for kv in layers:
+        _, h, _, d = kv.k.shape
+        shape = (n + added, h, max(capacity, length), K, d)
+        room = _Room(kv.k.new_empty(shape), kv.v.new_empty(shape), filled=length)
+        room.k[:n, :, :length] = kv.room.k[:, :, first:t]
+        room.v[:n, :, :length] = kv.room.v[:, :, first:t]
+        room.k[n:, :, :length], room.v[n:, :, :length] = 0.0, 0.0
+        out.append(BeamKeyValue._view(room, length, history))
+    return out
+
+
 class _BeamHistory:
     """The ``origin`` of a BeamKeyValue, shared by every layer's cache: each layer appends and
     reorders with the same rows, so each new history and its attention bias are made once per

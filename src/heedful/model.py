@@ -64,8 +64,9 @@ class DecoderCache:
     ``capacity``: target positions to make room for at the first step (the longest output a
     search allows), so that the self-attention cache never grows by copying; 0: grow as needed.
     ``starts``: where rows began at different steps (continuous batching, heedful.continuous),
-    the position in ``self_kv`` of each row's first token [B]; a row reads from there on, and
-    its tokens' positions count from there. None: every row began at 0.
+    the position in ``self_kv`` of each source's first token [sources]; its rows (one, or its
+    beams) read from there on, and their tokens' positions count from there. None: every row
+    began at 0.
     """
 
     self_kv: list[KeyValue | BeamKeyValue | None]
@@ -84,10 +85,8 @@ class DecoderCache:
         """
         sources = self.memory_mask.shape[0]
         starts = self.starts
-        if starts is not None:
-            if group != 1:
-                raise ValueError("rows that began at different steps are reordered one by one")
-            starts = starts.index_select(0, index)
+        if starts is not None and group == 1:
+            starts = starts.index_select(0, index)  # one row per source
         self_kv = self.self_kv
         if group > 1 and type(self_kv[0]) is KeyValue and self_kv[0].k.shape[0] == sources:
             # one row per source becomes ``group`` beams, in a cache that beams never copy
@@ -99,6 +98,8 @@ class DecoderCache:
         else:
             rows = sources if self_kv[0] is None else self_kv[0].k.shape[0]
             kept = kept_sources(index.view(-1, group)[:, 0] // (rows // sources), sources)
+        if starts is not None and group > 1 and kept is not None:  # one start per source
+            starts = starts.index_select(0, kept)
         if kept is None:  # every source stays where it was
             return replace(self, self_kv=selected, starts=starts)
         return replace(
@@ -285,10 +286,11 @@ class Transformer(nn.Module):
         """Feed the next t target tokens [B, t] (usually t = 1) at positions cache.length ...;
         returns their logits [B, t, V] and the cache extended by t positions."""
         starts, self_mask = cache.length, None
-        if cache.starts is not None:  # rows that began at different steps
-            starts = cache.length - cache.starts
+        if cache.starts is not None:  # sources that began at different steps
+            rows_each = tgt_ids.shape[0] // cache.starts.shape[0]  # 1, or its beams
+            starts = (cache.length - cache.starts).repeat_interleave(rows_each)
             seen = torch.arange(cache.length + tgt_ids.shape[1], device=tgt_ids.device)
-            self_mask = seen >= cache.starts.unsqueeze(1)  # [B, length + t]
+            self_mask = seen >= cache.starts.unsqueeze(1)  # [sources, length + t]
         x = self.tgt_embed(tgt_ids, start=starts)
         past = None if cache.self_kv[0] is None else cache.self_kv
         x, new_kv, attention = self.decoder(

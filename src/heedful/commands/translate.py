@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TextIO
 
 from heedful.bundled import resolve_model
+from heedful.decoding import BATCH_SIZE, BATCH_TOKENS
 from heedful.translator import DecodingOptions, Sampling, Translation, Translator
 
 ALIGNMENT_HELP = """word alignments (--alignments): which source word each translated word comes
@@ -67,8 +68,14 @@ def add_decoding_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-length", type=int, metavar="N", help="output tokens at most (default: source + 50)"
     )
     parser.add_argument(
-        "--batch-size", type=int, default=32, metavar="N", help="sentences per batch (default 32)"
-    )
+        "--batch-size", type=int, default=BATCH_SIZE, metavar="N",
+        help=f"sentences per batch (default {BATCH_SIZE})",
+    )  # fmt: skip
+    parser.add_argument(
+        "--batch-tokens", type=int, default=BATCH_TOKENS, metavar="N",
+        help=f"source tokens per batch at most, padding counted (default {BATCH_TOKENS:,}); "
+        "0: no limit",
+    )  # fmt: skip
     parser.add_argument(
         "--quantize", choices=("int8",), help="int8: dynamic quantisation of the linear layers"
     )
@@ -80,6 +87,8 @@ def decoding_options(args: argparse.Namespace) -> dict:
         raise ValueError(f"--beam must be at least 1, not {args.beam}")
     if args.batch_size < 1:
         raise ValueError(f"--batch-size must be at least 1, not {args.batch_size}")
+    if args.batch_tokens < 0:
+        raise ValueError(f"--batch-tokens must be 0 (no limit) or more, not {args.batch_tokens}")
     if args.max_length is not None and args.max_length < 1:
         raise ValueError(f"--max-length must be at least 1, not {args.max_length}")
     return dict(
@@ -88,6 +97,7 @@ def decoding_options(args: argparse.Namespace) -> dict:
         length_penalty_form=args.penalty_form,
         max_length=args.max_length,
         batch_size=args.batch_size,
+        batch_tokens=args.batch_tokens or None,
         early_stopping=args.early_stopping,
     )
 

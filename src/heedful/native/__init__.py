@@ -74,15 +74,13 @@ def decoding_attention(q: Tensor, kv: KeyValue | BeamKeyValue, key_mask: Tensor 
 
     q: [B, H, 1, d_k] (float32, CPU). kv: keys and values [n, H, S, d_k] of n = B / g sentences
     whose g rows each (beams) share them, or a beam cache. key_mask: [n, S], True = real key
-    (not with a beam cache). Returns [B, H·d_k], ready for W^O.
+    (a beam cache's: the positions since its sentence began). Returns [B, H·d_k], ready for W^O.
     """
     library = _loaded()
     _check("q", q, torch.float32, (None, None, 1, None))
     rows, heads, _, d = q.shape
     positions = kv.length
-    if isinstance(kv, BeamKeyValue):
-        if key_mask is not None:
-            raise ValueError("a beam cache's keys are all real: no key_mask")
+    if isinstance(kv, BeamKeyValue):  # key_mask: per sentence, as its beams began (continuous)
         k, v, origin = kv.room.k, kv.room.v, kv.history.origin  # [n, H, capacity, K, d_k]
         beams = kv.history.beams
         _check("keys", k, torch.float32, (None, heads, None, beams, d))
