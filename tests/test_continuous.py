@@ -84,8 +84,8 @@ def test_a_token_budget_makes_batches_of_short_sources_larger(tiny, monkeypatch)
         grown.append(added)
         return real(cache, added)
 
-    real = continuous._grown
-    monkeypatch.setattr(continuous, "_grown", spy)
+    real = continuous.grown
+    monkeypatch.setattr(continuous, "grown", spy)
     src = sorted(sources(60, seed=6), key=len)
     for beam_size in (1, 4):
         grown.clear()

@@ -18,8 +18,8 @@ runs out:
 Each sentence gets the tokens and scores that decoding it in its own batch gives: its encoder
 batch is the same, the native attention kernel skips masked positions (it reads a row's
 positions in the same order), and greedy search's choices and sums are made row by row
-(tests/test_continuous.py compares on the bundled models). Greedy search only: beam search
-and sampling decode batch by batch (``heedful.decoding``).
+(tests/test_continuous.py compares on the bundled models). Here are the slots and greedy
+search; beam search refilled is ``heedful.continuous_beam``; sampling decodes batch by batch.
 """
 
 from __future__ import annotations
@@ -35,13 +35,11 @@ from torch import Tensor, nn
 from heedful.kv_cache import BeamKeyValue, KeyValue, beams_from, regrouped
 from heedful.masks import pad
 from heedful.model import DecoderCache, Memory
-from heedful.search import NEG_INF, Hypothesis, LengthPenalty, top_k
-from heedful.search import _add_finished as add_finished
-from heedful.search import _best_candidates as best_candidates
+from heedful.search import NEG_INF, Hypothesis, top_k
 
 
 @dataclass
-class _Encoded:
+class Encoded:
     """A batch of sources encoded together: its cross-attention keys and values per layer, as
     wide as the widest source of all (the rest masked), so that its rows fit any slot."""
 
@@ -54,11 +52,11 @@ class _Encoded:
 
 
 @dataclass
-class _Row:
+class Row:
     """A source in a slot: greedy search's one row, or beam search's K."""
 
     index: int  # into the caller's sources
-    batch: _Encoded
+    batch: Encoded
     row: int  # its row in batch
     max_length: int
     tokens: list[int]  # greedy: generated so far
@@ -74,7 +72,7 @@ def batch_length(longest: int, batch_size: int, tokens: int | None) -> int:
     return max(1, min(batch_size, tokens // max(longest, 1)))
 
 
-class _Sources:
+class Sources:
     """The sources still waiting, encoded a batch at a time in the order of ``order``."""
 
     def __init__(self, model, sources, order, max_lengths, batch_size, tokens, device):
@@ -82,7 +80,7 @@ class _Sources:
         self.waiting, self.batch_size, self.device = deque(order), batch_size, device
         self.tokens = tokens  # source tokens a batch holds at most (padding counted), or None
         self.width = len(sources[order[0]])
-        self.open: deque[_Encoded] = deque()  # encoded, with sources not yet given a slot
+        self.open: deque[Encoded] = deque()  # encoded, with sources not yet given a slot
 
     def __bool__(self) -> bool:
         return bool(self.waiting or self.open)
@@ -94,7 +92,7 @@ class _Sources:
             return len(self.sources[batch.indices[batch.admitted]])
         return len(self.sources[self.waiting[0]]) if self.waiting else 0
 
-    def wanted(self, slots: list[_Row]) -> int:
+    def wanted(self, slots: list[Row]) -> int:
         """How many slots the sources decoding and the next fit: ``batch_size``, or fewer,
         as many as the token budget holds of the longest of them."""
         if self.tokens is None:
@@ -102,7 +100,7 @@ class _Sources:
         longest = max([self.next_length()] + [len(self.sources[r.index]) for r in slots])
         return batch_length(longest, self.batch_size, self.tokens)
 
-    def take(self) -> _Row:
+    def take(self) -> Row:
         if not self.open:
             self.open.append(self._encode())
         batch = self.open[0]
@@ -111,9 +109,9 @@ class _Sources:
         if batch.admitted == len(batch.indices):
             self.open.popleft()
         index = batch.indices[row]
-        return _Row(index, batch, row, self.max_lengths[index], [])
+        return Row(index, batch, row, self.max_lengths[index], [])
 
-    def _encode(self) -> _Encoded:
+    def _encode(self) -> Encoded:
         model, config = self.model, self.model.config
         longest = len(self.sources[self.waiting[0]])  # sorted: the first is the longest
         size = min(batch_length(longest, self.batch_size, self.tokens), len(self.waiting))
@@ -125,7 +123,7 @@ class _Sources:
             kv = layer.cross_attn.project(memory.states)
             cross_kv.append(KeyValue(F.pad(kv.k, (0, 0, 0, extra)), F.pad(kv.v, (0, 0, 0, extra))))
         mask = F.pad(memory.mask, (0, extra), value=False)
-        return _Encoded(batch, memory, cross_kv, mask)
+        return Encoded(batch, memory, cross_kv, mask)
 
 
 @torch.inference_mode()
@@ -151,10 +149,10 @@ def greedy(
     if not sources:
         return []
     order = sorted(range(len(sources)), key=lambda i: -len(sources[i]))
-    waiting = _Sources(model, sources, order, max_lengths, batch_size, batch_tokens, device)
+    waiting = Sources(model, sources, order, max_lengths, batch_size, batch_tokens, device)
     first = min(waiting.wanted([]), len(sources))
-    slots: list[_Row | None] = [waiting.take() for _ in range(first)]
-    cache = _start(slots, waiting.width, room=2 * max(max_lengths), device=device)
+    slots: list[Row | None] = [waiting.take() for _ in range(first)]
+    cache = first_cache(slots, waiting.width, room=2 * max(max_lengths), device=device)
     inputs = torch.full((len(slots), 1), config.start_id, dtype=torch.long, device=device)
     log_probs = torch.zeros(len(slots))
     banned_ids = torch.tensor(list(banned), dtype=torch.long) if banned else None
@@ -185,12 +183,12 @@ def greedy(
             if stop:
                 score = float(log_probs[k])
                 results[row.index] = Hypothesis(row.tokens, score, score)
-                _done(row, lambda b=row.batch: [[results[i]] for i in b.indices], on_batch)
+                report_done(row, lambda b=row.batch: [[results[i]] for i in b.indices], on_batch)
                 ended.append(k)
         inputs = chosen.unsqueeze(1)
         if ended and waiting:  # each finished row's slot takes a waiting sentence, in place
-            fresh = [(k, waiting.take()) for k in ended[: _count(waiting)]]
-            cache = _refill(cache, fresh, device)
+            fresh = [(k, waiting.take()) for k in ended[: waiting_count(waiting)]]
+            cache = refilled(cache, fresh, device)
             for k, row in fresh:
                 slots[k] = row
                 inputs[k, 0] = config.start_id
@@ -203,41 +201,41 @@ def greedy(
                 break
             cache = cache.reorder(live)
             inputs, log_probs = inputs[live], log_probs[live]
-        more = min(_more(waiting, slots), _count(waiting))
+        more = min(more_slots(waiting, slots), waiting_count(waiting))
         if more > 0:  # shorter sources: more of them fit the token budget
             at = len(slots)
-            cache = _grown(cache, more)
+            cache = grown(cache, more)
             fresh = [(at + j, waiting.take()) for j in range(more)]
-            cache = _refill(cache, fresh, device)
+            cache = refilled(cache, fresh, device)
             slots += [row for _, row in fresh]
             start = torch.full((more, 1), config.start_id, dtype=torch.long, device=device)
             inputs = torch.cat([inputs, start])
             log_probs = torch.cat([log_probs, torch.zeros(more)])
-        cache = _roomy(cache, slots)
+        cache = roomy(cache, slots)
     return results  # type: ignore[return-value]
 
 
-def _more(waiting: _Sources, slots: list) -> int:
+def more_slots(waiting: Sources, slots: list) -> int:
     """Slots to add, as sources shorten, once the budget holds a quarter more than there are
     (each addition copies the cache)."""
     more = waiting.wanted(slots) - len(slots)
     return more if more * 4 >= len(slots) else 0
 
 
-def _count(waiting: _Sources) -> int:
+def waiting_count(waiting: Sources) -> int:
     return len(waiting.waiting) + sum(len(b.indices) - b.admitted for b in waiting.open)
 
 
-def _done(row: _Row, found: Callable[[], list[list[Hypothesis]]], on_batch) -> None:
+def report_done(row: Row, found: Callable[[], list[list[Hypothesis]]], on_batch) -> None:
     """A source is done: ``on_batch`` hears of its encoded batch once all of it is."""
     row.batch.done += 1
     if on_batch is not None and row.batch.done == len(row.batch.indices):
         on_batch(row.batch.indices, found(), row.batch.memory)
 
 
-def _start(slots: list[_Row], width: int, room: int, device) -> DecoderCache:
+def first_cache(slots: list[Row], width: int, room: int, device) -> DecoderCache:
     """The first rows' cache: nothing decoded, their sources' keys and values side by side."""
-    batches: dict[int, tuple[_Encoded, list[int]]] = {}
+    batches: dict[int, tuple[Encoded, list[int]]] = {}
     for r in slots:
         batches.setdefault(id(r.batch), (r.batch, []))[1].append(r.row)
     cross_kv = []
@@ -250,7 +248,7 @@ def _start(slots: list[_Row], width: int, room: int, device) -> DecoderCache:
     return DecoderCache([None] * len(cross_kv), cross_kv, mask, capacity=room, starts=starts)
 
 
-def _refill(cache: DecoderCache, fresh: list[tuple[int, _Row]], device) -> DecoderCache:
+def refilled(cache: DecoderCache, fresh: list[tuple[int, Row]], device) -> DecoderCache:
     """``cache`` with each slot k of ``fresh`` given to its row: its keys and values written
     over the finished row's (in place), starting at the next position."""
     slots = torch.tensor([k for k, _ in fresh], device=device)
@@ -266,8 +264,8 @@ def _refill(cache: DecoderCache, fresh: list[tuple[int, _Row]], device) -> Decod
     return replace(cache, memory_mask=mask, starts=starts)
 
 
-def _grown(cache: DecoderCache, added: int) -> DecoderCache:
-    """``cache`` with ``added`` more sources' rows (zeros, for ``_refill`` to fill)."""
+def grown(cache: DecoderCache, added: int) -> DecoderCache:
+    """``cache`` with ``added`` more sources' rows (zeros, for ``refilled`` to fill)."""
     kv = cache.self_kv[0]
     if isinstance(kv, BeamKeyValue):
         self_kv = beams_from(cache.self_kv, 0, kv.room.capacity, added)
@@ -285,7 +283,7 @@ def _grown(cache: DecoderCache, added: int) -> DecoderCache:
     return replace(cache, self_kv=self_kv, cross_kv=cross_kv, memory_mask=mask, starts=starts)
 
 
-def _roomy(cache: DecoderCache, slots: list[_Row | None]) -> DecoderCache:
+def roomy(cache: DecoderCache, slots: list[Row | None]) -> DecoderCache:
     """``cache``, or, when its self-attention keys and values have no room for the next
     position, the same from the earliest position a row still reads (in new buffers)."""
     kv = cache.self_kv[0]
@@ -299,115 +297,3 @@ def _roomy(cache: DecoderCache, slots: list[_Row | None]) -> DecoderCache:
     else:
         self_kv = [regrouped(kv, first, 0, room) for kv in cache.self_kv]
     return replace(cache, self_kv=self_kv, length=length, starts=cache.starts - first)
-
-
-@torch.inference_mode()
-def beam(
-    model: nn.Module,
-    sources: list[list[int]],
-    max_lengths: Sequence[int],
-    *,
-    batch_size: int,
-    beam_size: int,
-    batch_tokens: int | None = None,
-    length_penalty: LengthPenalty,
-    n_best: int = 1,
-    early_stopping: bool = False,
-    banned: Sequence[int] = (),
-    force_eos: bool = False,
-    on_batch: Callable[[list[int], list[list[Hypothesis]], Memory], None] | None = None,
-) -> list[list[Hypothesis]]:
-    """``heedful.search.beam_search`` (its rules, step for step; no minimum length) of every
-    source, ``batch_size`` sources of ``beam_size`` beams at a time, a finished source's beams
-    given to a waiting one; each source's ``n_best`` hypotheses, in the caller's order. A new
-    source's first step runs on K rows with one live beam (the others' scores -inf), where
-    beam search runs one row: the same candidates."""
-    config, K = model.config, beam_size
-    device = next(model.parameters()).device
-    results: list[list[Hypothesis]] = [[] for _ in sources]
-    if not sources:
-        return results
-    order = sorted(range(len(sources)), key=lambda i: -len(sources[i]))
-    waiting = _Sources(model, sources, order, max_lengths, batch_size, batch_tokens, device)
-    slots = [waiting.take() for _ in range(min(waiting.wanted([]), len(sources)))]
-    cache = _start(slots, waiting.width, room=2 * max(max_lengths), device=device)
-    inputs = torch.full((len(slots), 1), config.start_id, dtype=torch.long, device=device)
-    scores = torch.zeros(len(slots), 1)  # [n, k]: one beam a source at the first step
-    histories: list[list[int]] = [[] for _ in slots]  # each row's tokens so far
-    first_beams = torch.full((K,), NEG_INF)
-    first_beams[0] = 0.0
-    while slots:
-        out = model.decode_step(inputs, cache)
-        n, k = scores.shape
-        at_max_list = [r.steps + 1 >= r.max_length for r in slots]
-        at_max = torch.tensor(at_max_list).unsqueeze(1)  # [n, 1]
-        last = at_max.expand(n, k).reshape(-1) if force_eos else None
-        logits = out.logits[:, -1].float()  # [n·k, V]
-        V = logits.shape[-1]
-        top_scores, top_index = best_candidates(
-            logits, scores, min(2 * K, k * V), banned, config.eos_id, True, last
-        )  # [n, 2K], best first
-        top_tokens = top_index % V
-        top_rows = top_index // V + torch.arange(n).unsqueeze(1) * k
-        stops = (top_tokens == config.eos_id) | at_max
-        new_finished = stops[:, :K] & (top_scores[:, :K] > NEG_INF)
-        if new_finished.any():
-            rows, found, ends = (x[:, :K].tolist() for x in (top_rows, top_scores, top_tokens))
-            for i, j in new_finished.nonzero().tolist():
-                log_prob = found[i][j]
-                lp = length_penalty(slots[i].steps + 1)
-                tokens = histories[rows[i][j]] + [ends[i][j]]
-                add_finished(slots[i].done, Hypothesis(tokens, log_prob / lp, log_prob), K)
-        keep = top_scores.masked_fill(stops, NEG_INF).topk(K, dim=1).indices  # [n, K]
-        kept_scores = top_scores.gather(1, keep)
-        ended = []
-        for i, best in enumerate(kept_scores[:, 0].tolist()):
-            done, lp = slots[i].done, length_penalty(slots[i].steps + 1)
-            goes_on = (
-                not at_max_list[i]
-                and best > NEG_INF
-                and (len(done) < K or not early_stopping and best / lp > done[-1].score)
-            )
-            if not goes_on:
-                ended.append(i)
-                results[slots[i].index] = done[:n_best]
-                _done(slots[i], lambda b=slots[i].batch: [results[j] for j in b.indices], on_batch)
-        rows_kept, next_tokens = top_rows.gather(1, keep), top_tokens.gather(1, keep)
-        fresh = ended[: _count(waiting)]
-        gone = set(ended[len(fresh) :])
-        if gone:  # nothing to give their beams to: they leave
-            alive = torch.tensor([i not in gone for i in range(n)])
-            kept_scores, rows_kept, next_tokens = (
-                kept_scores[alive],
-                rows_kept[alive],
-                next_tokens[alive],
-            )
-            fresh = [i - sum(g < i for g in gone) for i in fresh]
-            slots = [s for i, s in enumerate(slots) if i not in gone]
-            if not slots:
-                break
-        index = rows_kept.view(-1)
-        next_list = next_tokens.view(-1).tolist()
-        histories = [histories[r] + [t] for r, t in zip(index.tolist(), next_list, strict=True)]
-        inputs, scores = next_tokens.view(-1, 1), kept_scores
-        cache = out.cache.reorder(index, K)
-        for slot in slots:
-            slot.steps += 1
-        more = min(_more(waiting, slots), _count(waiting) - len(fresh))
-        if more > 0:  # shorter sources: more of them fit the token budget
-            fresh += list(range(len(slots), len(slots) + more))
-            cache = _grown(cache, more)
-            slots += [None] * more  # type: ignore[list-item]
-            inputs = torch.cat([inputs, inputs.new_empty(more * K, 1)])
-            scores = torch.cat([scores, scores.new_empty(more, K)])
-            histories += [[] for _ in range(more * K)]
-        if fresh:  # each ended source's beams go to a waiting one, from its first step
-            given = [(i, waiting.take()) for i in fresh]
-            cache = _refill(cache, given, device)
-            for i, row in given:
-                slots[i] = row
-                inputs[i * K : (i + 1) * K] = config.start_id
-                scores[i] = first_beams
-                histories[i * K : (i + 1) * K] = [[] for _ in range(K)]
-        cache = _roomy(cache, slots)
-    return results

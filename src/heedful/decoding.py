@@ -20,7 +20,7 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
-from heedful import continuous, native
+from heedful import continuous, continuous_beam, native
 from heedful.cpu import OneDNNWeights, is_quantized, onednn_linears
 from heedful.masks import pad
 from heedful.model import DecoderCache, Memory
@@ -161,7 +161,7 @@ def generate(
                     model, sources, lengths, min_length=options.min_length, **common
                 )
                 return [[h] for h in found]
-            return continuous.beam(
+            return continuous_beam.beam(
                 model, sources, lengths, beam_size=options.beam_size,
                 length_penalty=options.penalty, n_best=options.n_best,
                 early_stopping=options.early_stopping, **common,
