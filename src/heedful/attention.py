@@ -11,22 +11,24 @@ Three ways to compute the same numbers, chosen per call:
 - restricted self-attention (paper §4, a window of r neighbours) computed in blocks, so
   that memory grows as O(n·r) instead of O(n²).
 
-The plain formula is also used for the fast path where it measured faster: short sequences (in
-training, the CPU flash kernel's backward pass is slow: see bench/attention.py; in inference,
-its fixed cost dominates) and decoding steps (one query per row; with a beam cache, a sentence's
-beams together). A decoding step without weights goes to ``heedful.native``'s C kernel when it is
-built: the same formula in one pass, without PyTorch's cost per operator call.
+The fast path uses the plain formula where it measured faster: short sequences (in training, the
+CPU flash kernel's backward pass is slow: see bench/attention.py; in inference, its fixed cost
+dominates), and a few queries per head as two batched products. A decoding step (one new query
+per row over a cache) has paths of its own, the native kernel among them:
+``heedful.decoding_attention``.
 """
 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from heedful import native
+from heedful import decoding_attention
+from heedful.decoding_attention import FEW_QUERIES, few_query_attention
 from heedful.kv_cache import BeamKeyValue, KeyValue
 from heedful.masks import allowed_positions, combine
 
@@ -37,8 +39,6 @@ PLAIN_BACKWARD_MAX_PAIRS = 96 * 96
 # sees them) uses the plain formula: 1.1-1.9x faster than the flash kernel up to 48 x 48 on 2 CPU
 # cores, mixed at 64 x 64 (32 sentences, 4 heads of 64).
 PLAIN_INFERENCE_MAX_PAIRS = 48 * 48
-# Inference with at most this many queries per head (decoding steps) uses two batched products.
-FEW_QUERIES = 8
 
 
 def scaled_dot_product_attention(
@@ -72,7 +72,7 @@ def scaled_dot_product_attention(
     if causal and n_queries == 1:
         causal = False  # one new query at the end sees every key
     if n_queries <= FEW_QUERIES and not causal and not q.requires_grad:
-        return _few_query_attention(q, k, v, combine(key_mask, None)), None
+        return few_query_attention(q, k, v, combine(key_mask, None)), None
     plain_max = PLAIN_BACKWARD_MAX_PAIRS if q.requires_grad else PLAIN_INFERENCE_MAX_PAIRS
     if n_queries * n_keys <= plain_max:
         positions = allowed_positions(
@@ -89,33 +89,6 @@ def scaled_dot_product_attention(
     else:
         mask = combine(key_mask, None)
     return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal), None
-
-
-def _few_query_attention(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None) -> Tensor:
-    """A few queries per head (incremental decoding: one, or one per beam) as two batched
-    products. At this size the CPU flash kernel's fixed cost dominates: this made beam search
-    4-20% faster (bench/decode.py)."""
-    b, h, t, d = q.shape
-    n_keys = k.shape[-2]
-    scores = torch.bmm(q.reshape(b * h, t, d), k.reshape(b * h, n_keys, d).transpose(1, 2))
-    scores = scores.view(b, h, t, n_keys).mul_(1 / math.sqrt(d))  # [B, H, T, S]
-    if mask is not None:
-        scores.masked_fill_(~mask, float("-inf"))
-    weights = scores.softmax(dim=-1).view(b * h, t, n_keys)
-    return torch.bmm(weights, v.reshape(b * h, n_keys, d)).view(b, h, t, d)
-
-
-def _beam_attention(q: Tensor, kv: BeamKeyValue) -> Tensor:
-    """One new query per beam [n·K, H, 1, d_k] over a beam cache -> the output, same shape.
-    A sentence's K beams attend together over its t·K slots, each to its own history's t: the
-    mask rides in as an additive bias (0 or -inf) of the scores' product, made once per step."""
-    n, h, slots, d = kv.k.shape
-    K = kv.history.beams
-    grouped = q.view(n, K, h, d).transpose(1, 2).reshape(n * h, K, d)
-    keys = kv.k.reshape(n * h, slots, d).transpose(1, 2)
-    scores = torch.baddbmm(kv.history.bias(h, q.dtype), grouped, keys, alpha=1 / math.sqrt(d))
-    out = torch.bmm(scores.softmax(dim=-1), kv.v.reshape(n * h, slots, d))  # [n·H, K, d_k]
-    return out.view(n, h, K, d).transpose(1, 2).reshape(n * K, h, 1, d)
 
 
 def _attention_with_weights(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None):
@@ -170,6 +143,14 @@ def _windowed_attention(q, k, v, key_mask, *, causal: bool, window: int) -> Tens
     return out[:, :, shift:n]
 
 
+class AttentionOutput(NamedTuple):
+    """What ``MultiHeadAttention`` returns."""
+
+    output: Tensor  # [B, T, d_model]
+    kv: KeyValue | BeamKeyValue  # the keys and values attended over: the new decoding cache
+    weights: Tensor | None  # [B, H, T, S], when asked for
+
+
 class MultiHeadAttention(nn.Module):
     """MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W^O, head_i = Attention(QW_i^Q, KW_i^K,
     VW_i^V) (paper §3.2.2). The h heads' W_i^Q are the row blocks of one d_model x d_model
@@ -194,14 +175,14 @@ class MultiHeadAttention(nn.Module):
         past: KeyValue | BeamKeyValue | None = None,
         head_mask: Tensor | None = None,
         need_weights: bool = False,
-    ) -> tuple[Tensor, KeyValue | BeamKeyValue, Tensor | None]:
+    ) -> AttentionOutput:
         """Self-attention over x (``memory`` None) or cross-attention from x to ``memory``.
 
-        x: [B, T, d_model]. memory: [B, S, d_model], or its keys and values already projected.
+        x: [B, T, d_model]. memory: [B, S, d_model], or its keys and values already projected
+        (while decoding: [B/g, ...] when g rows, a sentence's beams, share them).
         past: earlier positions' keys and values (self-attention while decoding).
         head_mask: [H], 0 silences a head. key_mask: [B, S], True = real key.
-        Returns the output [B, T, d_model], the keys and values used (the new cache), and the
-        weights [B, H, T, S] if asked for.
+        Returns the output, the keys and values used (the new cache), and the weights if asked.
         """
         if memory is None:
             q, kv = self._project_self(x)  # q: [B, H, T, d_k]
@@ -210,34 +191,20 @@ class MultiHeadAttention(nn.Module):
         else:
             q = self._split_heads(self.q_proj(x))
             kv = memory if isinstance(memory, KeyValue) else self.project(memory)
-        b, _, t, _ = q.shape
-        plain = not need_weights and self.window is None and head_mask is None
-        if plain and t == 1 and native.handles(q):  # a decoding step: one pass in C
-            out = native.decoding_attention(q, kv, key_mask)  # [B, H·d_k], heads merged
-            return self.out_proj(out.view(b, 1, -1)), kv, None
-        if isinstance(kv, BeamKeyValue):
-            if key_mask is not None:  # sources that began at different steps (the C kernel's)
-                raise NotImplementedError("a masked beam cache is read by heedful.native only")
-            if plain:
-                return self._merge_heads(_beam_attention(q, kv)), kv, None
-            seen = kv.per_row()  # the plain path below, on a copy in per-row order
-        else:
-            seen = kv
-        group = b // seen.k.shape[0]  # > 1: rows come in groups (beams) sharing one memory's keys
-        if group > 1:
-            q = q.unflatten(0, (-1, group)).transpose(1, 2).flatten(2, 3)  # [B/g, H, g·T, d_k]
+        plain = not need_weights and head_mask is None and self.window is None
+        if plain and (step := decoding_attention.attend(q, kv, key_mask)) is not None:
+            return AttentionOutput(self.out_proj(step), kv, None)  # a decoding step
+        grouped_q, seen = decoding_attention.grouped(q, kv, key_mask)  # a decoding cache by row
         out, weights = scaled_dot_product_attention(
-            q, seen.k, seen.v, key_mask,
+            grouped_q, seen.k, seen.v, key_mask,
             causal=causal, window=self.window if memory is None else None,
             need_weights=need_weights,
         )  # fmt: skip
-        if group > 1:  # [B/g, H, g·T, *] -> [B, H, T, *]
-            out = out.unflatten(2, (group, t)).transpose(1, 2).flatten(0, 1)
-            if weights is not None:
-                weights = weights.unflatten(2, (group, t)).transpose(1, 2).flatten(0, 1)
+        out = decoding_attention.ungrouped(out, q.shape[0])
+        weights = decoding_attention.ungrouped(weights, q.shape[0])
         if head_mask is not None:
             out = out * head_mask.to(out.dtype)[None, :, None, None]
-        return self._merge_heads(out), kv, weights
+        return AttentionOutput(self._merge_heads(out), kv, weights)
 
     def _merge_heads(self, out: Tensor) -> Tensor:
         """[B, H, T, d_k] -> Concat(head_1, ..., head_h) W^O: [B, T, d_model]."""
@@ -251,21 +218,14 @@ class MultiHeadAttention(nn.Module):
         )
 
     def _project_self(self, x: Tensor) -> tuple[Tensor, KeyValue]:
-        """Queries, keys and values of self-attention over x. (heedful.cpu's inference classes
-        compute all three in one fused product.)"""
+        """Queries, keys and values of self-attention over x. (``heedful.cpu``'s inference
+        subclasses compute all three in one product.)"""
         q = self._split_heads(self.q_proj(x))
-        if not isinstance(self.k_proj, nn.Linear):  # e.g. int8: no float weight to fuse
-            return q, self.project(x)
         # One matrix multiply for K and V together: faster than two on CPU.
         weight = torch.cat([self.k_proj.weight, self.v_proj.weight])
         bias = torch.cat([self.k_proj.bias, self.v_proj.bias])
         k, v = F.linear(x, weight, bias).chunk(2, dim=-1)
         return q, KeyValue(self._split_heads(k), self._split_heads(v))
-
-    def _split_qkv(self, qkv: Tensor) -> tuple[Tensor, KeyValue]:
-        """[B, T, 3 d_model] from one fused projection -> queries and keys/values by head."""
-        q, k, v = qkv.chunk(3, dim=-1)
-        return self._split_heads(q), KeyValue(self._split_heads(k), self._split_heads(v))
 
     def _split_heads(self, x: Tensor) -> Tensor:
         b, t, _ = x.shape

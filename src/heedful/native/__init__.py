@@ -49,10 +49,10 @@ def wanted() -> bool:
 
 def handles(x: Tensor) -> bool:
     """Whether the kernels take x (the queries, the logits): float32 on the CPU, outside
-    autograd, with the kernels wanted and built."""
-    return (
-        x.dtype == torch.float32 and x.device.type == "cpu" and not x.requires_grad and available()
-    )
+    autograd, with the kernels wanted and built (``available()``, written out: this is asked
+    for every attention of every decoding step)."""
+    cpu_float = x.dtype == torch.float32 and x.device.type == "cpu" and not x.requires_grad
+    return cpu_float and wanted() and _library() is not None
 
 
 def available() -> bool:
@@ -70,7 +70,7 @@ def build() -> bool:
 
 def decoding_attention(q: Tensor, kv: KeyValue | BeamKeyValue, key_mask: Tensor | None) -> Tensor:
     """softmax(q Kᵀ / sqrt(d_k)) V for one query per row, heads merged: what
-    ``heedful.attention`` computes for a decoding step, in one native call.
+    ``heedful.decoding_attention`` computes for a decoding step, in one native call.
 
     q: [B, H, 1, d_k] (float32, CPU). kv: keys and values [n, H, S, d_k] of n = B / g sentences
     whose g rows each (beams) share them, or a beam cache. key_mask: [n, S], True = real key
