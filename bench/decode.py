@@ -2,6 +2,8 @@
 
     python bench/decode.py [--sizes small base] [--rounds 3] [--json bench/results/decode.json]
     python bench/decode.py --sizes --bundled es-en en-fr --engines ct2 heedful --repeats 1
+    python bench/decode.py --sizes --bundled es-en en-fr --engines ct2 heedful --repeats 1 \
+        --text --long-tail --json bench/results/decode-bundled.json
 
 One random Marian model per size (HF ``MarianConfig``'s defaults: GELU, concatenated sinusoids,
 unscaled embeddings, final logits bias, decoder starting from pad; vocabulary 8,000) is saved as a
@@ -22,13 +24,36 @@ to back) and gives the median of those per-round ratios, with the lowest and the
 heedful uses its native decoding kernels (``heedful.native``) unless ``HEEDFUL_NATIVE=0``; the JSON
 says which.
 
-``--bundled``: also real sentences, as they come: a bundled model (models/NAME, a heedful model,
-so not HF) translates its whole dev set with heedful and with CTranslate2 (the model exported by
-``heedful export``), batches of 32 sorted by length, outputs as long as each search makes them
-(heedful: at most source + 50 tokens; CTranslate2: at most 256). Both stop a sentence's beam
-search once it holds 4 finished hypotheses (CTranslate2's rule; heedful's ``early_stopping``).
-Tokenising is left out of the timing, detokenising is in; each engine's BLEU on the dev set shows
-they translate alike.
+``--bundled``: also real input, as it comes: a bundled model (models/NAME, a heedful model, so
+not HF) translates its whole dev set with heedful and with CTranslate2 (the model exported by
+``heedful export``), outputs as long as each search makes them (heedful: at most source + 50
+tokens; CTranslate2: at most 256). Each engine batches as it does best:
+- heedful: ``Translator``'s defaults, continuous batching (a finished sentence's rows go to a
+  waiting one) of at most 128 sentences and 8,192 source tokens with padding
+  (``heedful.decoding.BATCH_SIZE``, ``BATCH_TOKENS``; int8 goes batch by batch);
+- CTranslate2: ``translate_batch(..., max_batch_size=N)``, which sorts the inputs by length and
+  cuts them into batches of N, ``--ct2-batch N``. Default 128, the fastest of 32, 64 and 128 in
+  a quick test (5 December 2026, 400 dev sentences of each model, fp32 and int8, greedy and beam
+  4, best of 5 interleaved passes, other work on the machine): 128 ran at 0.94-1.19x 64's rate
+  and 1.13-1.53x 32's (es-en int8 greedy 1,374 / 1,233 / 966 sentences per second, beam 4 535 /
+  518 / 462; only es-en fp32 beam 4 favoured 64, 258 against 274); on 150 paragraphs of 2-6
+  sentences the three were level (128: 0.97-1.09x 64, 0.88-1.19x 32), and 256 was no faster.
+Both score |Y|^1 and stop a sentence's beam search once it holds 4 finished hypotheses
+(CTranslate2's rule; heedful's ``early_stopping``). Rows "NAME dev": tokenising is left out of the
+timing, detokenising is in; each engine's BLEU on the dev set shows they translate alike.
+
+``--text``: also rows "NAME dev text" (and "NAME long-tail text"): text in, text out, as a user
+waits for it, everything inside the timing. heedful: ``Translator.translate``, its whole
+real-input path (sentence splitting, casing, protected spans, detokenising). CTranslate2 as its
+documentation pairs it with sentencepiece: ``sp.encode(lines, out_type=str)``,
+``translate_batch``, ``sp.decode_pieces`` (no sentence splitting: a paragraph is one input; no
+NFKC normalisation, which heedful's tokenizer adds).
+
+``--long-tail``: also rows "NAME long-tail": the dev sources mixed with 300 paragraphs of 2-6 dev
+sentences and 300 sentences of 40-80 words (``bench/decode_workloads.py``, seeded; made by
+``bench/robustness.py``'s makers). No references, so no BLEU. A cell counts inputs (lines) per
+second, a paragraph as one. ``--limit N``: only the first N inputs of each bundled workload
+(quick runs, not figures).
 """
 
 from __future__ import annotations
@@ -45,6 +70,7 @@ import time
 import warnings
 from pathlib import Path
 
+import decode_workloads
 import torch
 
 from heedful import native
@@ -56,6 +82,7 @@ SIZES = {  # d_model, heads, d_ff, layers (encoder = decoder): heedful's presets
 }
 VOCAB, BATCH, SRC_LEN, NEW_TOKENS = 8000, 32, 20, 20
 THREADS = 2  # --threads
+CT2_BATCH = 128  # --ct2-batch: see the docstring
 EOS, UNK, PAD = 0, 1, VOCAB - 1  # Marian's special ids (the decoder starts from pad, the last)
 
 
@@ -194,66 +221,110 @@ def ct2_engine(directory: Path, int8: bool):
 ENGINES = {"hf": hf_engine, "ct2": ct2_engine, "heedful": heedful_engine}
 
 
-def bundled_engine(engine: str, directory: Path, int8: bool):
-    """A bundled model on its dev set: (run(beam) -> translations, references). CTranslate2's
-    process does no PyTorch work: only the tokenizer and the data are read."""
-    from heedful.data.readers import read_split
+PENALTY = dict(  # CTranslate2's scoring and stopping rule, for heedful on the bundled models
+    length_penalty=1.0, length_penalty_form="power",
+    early_stopping=True,  # a sentence's beam search stops once it holds K finished hypotheses
+)  # fmt: skip
+
+
+def bundled_engine(engine: str, directory: Path, int8: bool, workload: str, level: str, args):
+    """A bundled model on one of its workloads (``decode_workloads``): (run(beam) ->
+    translations, references or None). ``level`` "ids": tokenising left out of the timing,
+    detokenising in; "text": text in, text out, everything in. CTranslate2's process does no
+    PyTorch work: only the tokenizer and the data are read."""
+    sources, references = decode_workloads.inputs(directory, workload, args.limit)
+    if engine == "heedful":
+        make = heedful_text if level == "text" else heedful_ids
+        return make(directory, int8, sources), references
+    make = ct2_text if level == "text" else ct2_ids
+    return make(directory, int8, sources, args.ct2_batch), references
+
+
+def heedful_ids(directory: Path, int8: bool, sources: list[str]):
+    """``Translator.generate`` with its own batching (continuous, ``BATCH_SIZE`` sentences,
+    ``BATCH_TOKENS`` tokens)."""
+    from heedful.tokenizer import Tokenizer
+    from heedful.translator import Translator
+
+    tokenizer = Tokenizer.load(directory / "spm.model")
+    ids = tokenizer.encode_batch(sources)
+    translator = Translator.load(directory, quantize="int8" if int8 else None)
+
+    def run(beam: int) -> list[str]:
+        found = translator.generate(ids, beam, **PENALTY)
+        return [tokenizer.decode(h[0].tokens) for h in found]  # special ids dropped
+
+    return run
+
+
+def heedful_text(directory: Path, int8: bool, sources: list[str]):
+    """``Translator.translate``: sentence splitting, casing, protected spans, detokenising."""
+    from heedful.translator import Translator
+
+    translator = Translator.load(directory, quantize="int8" if int8 else None)
+    return lambda beam: translator.translate(sources, beam, **PENALTY)
+
+
+def ct2_ids(directory: Path, int8: bool, sources: list[str], ct2_batch: int):
+    """``translate_batch`` on heedful's pieces (CTranslate2 sorts by length and cuts batches of
+    ``ct2_batch``)."""
     from heedful.tokenizer import Tokenizer
 
-    data = json.loads((directory / "config.json").read_text())["data"]
-    root = data.get("root") or Path(__file__).resolve().parents[2] / "shared" / "data"
-    dev = read_split(root, data["dev"], data["src"], data["tgt"], tuple(data["columns"]))
     tokenizer = Tokenizer.load(directory / "spm.model")
-    ids = tokenizer.encode_batch(dev.sources)
-    if engine == "heedful":
-        from heedful.translator import Translator
-
-        translator = Translator.load(directory, quantize="int8" if int8 else None)
-
-        def run(beam: int) -> list[str]:
-            found = translator.generate(
-                ids, beam, length_penalty=1.0, length_penalty_form="power", batch_size=BATCH,
-                early_stopping=True,  # CTranslate2's rule: a sentence stops at K finished
-            )  # fmt: skip
-            return [tokenizer.decode(h[0].tokens) for h in found]  # special ids dropped
-
-        return run, dev.targets
     ct2 = ct2_translator(directory, int8)
-    pieces = [tokenizer.pieces(source[:-1]) for source in ids]  # CTranslate2 adds </s>
+    pieces = [tokenizer.pieces(ids[:-1]) for ids in tokenizer.encode_batch(sources)]  # +</s>
 
     def run(beam: int) -> list[str]:
         results = ct2.translate_batch(
-            pieces, beam_size=beam, length_penalty=1.0, max_batch_size=BATCH
+            pieces, beam_size=beam, length_penalty=1.0, max_batch_size=ct2_batch
         )
         return [tokenizer.sp.decode_pieces(r.hypotheses[0]) for r in results]
 
-    return run, dev.targets
+    return run
 
 
-def worker(engine: str, directory: Path, precision: str, repeats: int) -> None:
-    """In a process of its own: time one engine at one precision, greedy and beam 4; prints JSON
-    {search: [sentences per second, CPU seconds of the fastest run(, BLEU of a bundled model)]}."""
+def ct2_text(directory: Path, int8: bool, sources: list[str], ct2_batch: int):
+    """CTranslate2 as its documentation pairs it with sentencepiece: encode, translate, decode."""
+    import sentencepiece as spm
+
+    sp = spm.SentencePieceProcessor(model_file=str(directory / "spm.model"))
+    ct2 = ct2_translator(directory, int8)
+
+    def run(beam: int) -> list[str]:
+        pieces = sp.encode(sources, out_type=str)
+        results = ct2.translate_batch(
+            pieces, beam_size=beam, length_penalty=1.0, max_batch_size=ct2_batch
+        )
+        return [sp.decode_pieces(r.hypotheses[0]) for r in results]
+
+    return run
+
+
+def worker(engine: str, directory: Path, precision: str, workload: str, level: str, args) -> None:
+    """In a process of its own: time one engine at one precision on one workload, greedy and
+    beam 4; prints JSON {search: [inputs per second, CPU seconds of the fastest run(, BLEU where
+    the workload has references)]}."""
     if engine != "ct2":  # CTranslate2 has its own threads (intra_threads)
         torch.set_num_threads(THREADS)
     warnings.filterwarnings("ignore")
-    bundled = is_bundled(directory)
-    if bundled:
-        run, references = bundled_engine(engine, directory, precision == "int8")
+    int8, references = precision == "int8", None
+    if is_bundled(directory):
+        run, references = bundled_engine(engine, directory, int8, workload, level, args)
     else:
-        run = ENGINES[engine](directory, precision == "int8")
+        run = ENGINES[engine](directory, int8)
     found = {}
     for beam in (1, 4):
         out = run(beam)  # warm-up
-        if bundled:
+        if references is not None:
             import sacrebleu
 
             quality = [round(sacrebleu.corpus_bleu(out, [references]).score, 2)]
-        elif set(out) != {NEW_TOKENS}:
+        elif not is_bundled(directory) and set(out) != {NEW_TOKENS}:
             raise SystemExit(f"{engine} generated {sorted(set(out))} tokens, not {NEW_TOKENS}")
         else:
             quality = []
         best = best_cpu = float("inf")
-        for _ in range(repeats):
+        for _ in range(args.repeats):
             start, start_cpu = time.perf_counter(), time.process_time()
             run(beam)
             best = min(best, time.perf_counter() - start)
@@ -262,12 +333,13 @@ def worker(engine: str, directory: Path, precision: str, repeats: int) -> None:
     print(json.dumps(found))
 
 
-def measure(engine: str, directory: Path, precision: str, repeats: int) -> dict[str, list]:
-    command = [sys.executable, __file__, "--worker", engine, str(directory), precision,
-               "--repeats", str(repeats), "--threads", str(THREADS)]  # fmt: skip
+def measure(engine: str, directory: Path, precision: str, workload: str, level: str, args):
+    command = [sys.executable, __file__, "--worker", engine, str(directory), precision, workload,
+               level, "--repeats", str(args.repeats), "--threads", str(THREADS), "--limit",
+               str(args.limit), "--ct2-batch", str(args.ct2_batch)]  # fmt: skip
     out = subprocess.run(command, capture_output=True, text=True)
     if out.returncode:
-        raise SystemExit(f"{engine} {precision} failed:\n{out.stderr[-3000:]}")
+        raise SystemExit(f"{engine} {precision} {workload} {level} failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -275,79 +347,121 @@ def _search(beam: int) -> str:
     return "greedy" if beam == 1 else f"beam {beam}"
 
 
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    add = parser.add_argument
+    add("--sizes", nargs="*", default=list(SIZES), choices=list(SIZES))
+    add("--bundled", nargs="*", default=[], metavar="NAME",
+        help="also bundled models (models/NAME) on their dev sets")  # fmt: skip
+    add("--text", action="store_true",
+        help="bundled models: also text in, text out (rows 'NAME ... text')")  # fmt: skip
+    add("--long-tail", action="store_true",
+        help="bundled models: also the dev set with paragraphs and long sentences (rows "
+        "'NAME long-tail')")  # fmt: skip
+    add("--ct2-batch", type=int, default=CT2_BATCH, metavar="N",
+        help=f"CTranslate2's max_batch_size, bundled models (default {CT2_BATCH})")  # fmt: skip
+    add("--limit", type=int, default=0, metavar="N",
+        help="bundled models: only the first N inputs of each workload (quick runs)")  # fmt: skip
+    add("--engines", nargs="+", default=list(ENGINES), choices=list(ENGINES))
+    add("--rounds", type=int, default=3)
+    add("--repeats", type=int, default=3, help="timed runs per search per round")
+    add("--threads", type=int, default=2)
+    add("--json", metavar="FILE", help="also write the results here")
+    add("--worker", nargs=5, metavar=("ENGINE", "DIR", "PRECISION", "WORKLOAD", "LEVEL"),
+        help=argparse.SUPPRESS)  # fmt: skip
+    return parser.parse_args()
+
+
 def main() -> None:
     global THREADS
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sizes", nargs="*", default=list(SIZES), choices=list(SIZES))
-    parser.add_argument("--bundled", nargs="*", default=[], metavar="NAME",
-                        help="also bundled models (models/NAME) on their dev sets")  # fmt: skip
-    parser.add_argument("--engines", nargs="+", default=list(ENGINES), choices=list(ENGINES))
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--repeats", type=int, default=3, help="timed runs per search per round")
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--json", metavar="FILE", help="also write the results here")
-    parser.add_argument("--worker", nargs=3, metavar=("ENGINE", "DIR", "PRECISION"),
-                        help=argparse.SUPPRESS)  # fmt: skip
-    args = parser.parse_args()
+    args = parse_args()
     ensure_allocator_env()
     THREADS = args.threads
     if args.worker:
-        engine, directory, precision = args.worker
-        return worker(engine, Path(directory), precision, args.repeats)
+        engine, directory, precision, workload, level = args.worker
+        return worker(engine, Path(directory), precision, workload, level, args)
     torch.set_num_threads(THREADS)
     warnings.filterwarnings("ignore")
 
     from heedful.bundled import model_dir
 
     rows, load_before = [], os.getloadavg()  # other work on the machine skews every engine
+    workloads = ["dev"] + ["long-tail"] * args.long_tail
+    levels = ["ids"] + ["text"] * args.text
     with tempfile.TemporaryDirectory() as tmp:
-        models = [(size, Path(tmp) / size) for size in args.sizes]
-        for size, directory in models:
+        models = [(size, Path(tmp) / size, "random", "ids") for size in args.sizes]
+        for size, directory, _, _ in models:
             write_marian_dir(directory, size)
         for name in args.bundled:  # linked, so that CTranslate2's exports land beside it in tmp
             (Path(tmp) / name).symlink_to(model_dir(name).resolve())
-            models.append((f"{name} dev", Path(tmp) / name))
+            for workload in workloads:
+                for level in levels:
+                    label = f"{name} {workload}" + (" text" if level == "text" else "")
+                    models.append((label, Path(tmp) / name, workload, level))
         if "ct2" in args.engines:
-            for _, directory in models:
+            for directory in dict.fromkeys(directory for _, directory, _, _ in models):
                 convert_for_ct2(directory)
-        for size, directory in models:
-            runs: dict[tuple, list[tuple]] = {}  # -> (rate, cpu[, BLEU]) per round
-            for round_ in range(args.rounds):  # engines take turns: noise hits them alike
-                engines = args.engines if round_ % 2 == 0 else args.engines[::-1]
-                if is_bundled(directory):  # a heedful model, which HF cannot load
-                    engines = [engine for engine in engines if engine != "hf"]
-                for precision in ("fp32", "int8"):
-                    for engine in engines:
-                        found = measure(engine, directory, precision, args.repeats)
-                        for search, result in found.items():
-                            runs.setdefault((search, precision, engine), []).append(tuple(result))
-            for (search, precision, engine), per_round in runs.items():
-                rate, cpu, *quality = max(per_round)
-                row = dict(
-                    size=size, search=search, precision=precision, engine=engine,
-                    sentences_per_second=round(rate, 1), cpu_seconds=round(cpu, 3),
-                    per_round=[round(r[0], 1) for r in per_round],
-                )  # fmt: skip
-                if quality:
-                    row["bleu"] = quality[0]
-                rows.append(row)
-                print(json.dumps(row), file=sys.stderr, flush=True)
+        for label, directory, workload, level in models:
+            rows += measure_rounds(label, directory, workload, level, args)
+    print_tables(rows)
+    if args.json:
+        write_json(args, rows, load_before)
+
+
+def measure_rounds(label: str, directory: Path, workload: str, level: str, args) -> list[dict]:
+    """One table label's rows: every engine and precision over the rounds, the engines taking
+    turns (their order reversed every other round), so that noise hits them alike."""
+    runs: dict[tuple, list[tuple]] = {}  # -> (rate, cpu[, BLEU]) per round
+    for round_ in range(args.rounds):
+        engines = args.engines if round_ % 2 == 0 else args.engines[::-1]
+        if is_bundled(directory):  # a heedful model, which HF cannot load
+            engines = [engine for engine in engines if engine != "hf"]
+        for precision in ("fp32", "int8"):
+            for engine in engines:
+                found = measure(engine, directory, precision, workload, level, args)
+                for search, result in found.items():
+                    runs.setdefault((search, precision, engine), []).append(tuple(result))
+    rows = []
+    for (search, precision, engine), per_round in runs.items():
+        rate, cpu, *quality = max(per_round)
+        row = dict(
+            size=label, search=search, precision=precision, engine=engine,
+            sentences_per_second=round(rate, 1), cpu_seconds=round(cpu, 3),
+            per_round=[round(r[0], 1) for r in per_round], workload=workload, level=level,
+        )  # fmt: skip
+        if quality:
+            row["bleu"] = quality[0]
+        rows.append(row)
+        print(json.dumps(row), file=sys.stderr, flush=True)
+    return rows
+
+
+def print_tables(rows: list[dict]) -> None:
     print(table(rows))
     print()
     print(paired_table(rows))
     if any("bleu" in row for row in rows):
         print()
         print(bleu_table(rows))
-    if args.json:
-        info = {
-            "threads": THREADS, "batch": BATCH, "source_tokens": SRC_LEN,
-            "new_tokens": NEW_TOKENS, "vocab": VOCAB, "torch": torch.__version__,
-            "machine": platform.processor() or platform.machine(), "allocator": ALLOCATOR_ENV,
-            "rounds": args.rounds, "repeats": args.repeats, "one_process_per_engine": True,
-            "load_average_before": load_before, "load_average_after": os.getloadavg(),
-            "heedful_native_kernels": native.available(),
-        }  # fmt: skip
-        Path(args.json).write_text(json.dumps({"setup": info, "rows": rows}, indent=2) + "\n")
+
+
+def write_json(args, rows: list[dict], load_before) -> None:
+    from heedful.decoding import BATCH_SIZE, BATCH_TOKENS
+
+    info = {
+        "threads": THREADS, "batch": BATCH, "source_tokens": SRC_LEN, "new_tokens": NEW_TOKENS,
+        "vocab": VOCAB, "torch": torch.__version__,
+        "machine": platform.processor() or platform.machine(), "allocator": ALLOCATOR_ENV,
+        "rounds": args.rounds, "repeats": args.repeats, "one_process_per_engine": True,
+        "load_average_before": load_before, "load_average_after": os.getloadavg(),
+        "heedful_native_kernels": native.available(),
+        "bundled_batches": {"heedful": {"batch_size": BATCH_SIZE, "batch_tokens": BATCH_TOKENS,
+                                        "continuous": True}, "ct2": args.ct2_batch},
+        "long_tail": {"seed": decode_workloads.SEED, "paragraphs": decode_workloads.PARAGRAPHS,
+                      "long": decode_workloads.LONG},
+        "limit": args.limit,
+    }  # fmt: skip
+    Path(args.json).write_text(json.dumps({"setup": info, "rows": rows}, indent=2) + "\n")
 
 
 def table(rows: list[dict]) -> str:
