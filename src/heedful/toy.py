@@ -10,7 +10,9 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
+from heedful import masks
 from heedful.config import ModelConfig
+from heedful.decoding import DecodingOptions, generate
 from heedful.model import Transformer
 from heedful.tokenizer import BOS_ID, EOS_ID, PAD_ID
 
@@ -49,25 +51,16 @@ class ToyTask:
 
 
 def pad(rows: list[list[int]]) -> Tensor:
-    width = max(len(r) for r in rows)
-    return torch.tensor([r + [PAD_ID] * (width - len(r)) for r in rows])
+    return masks.pad(rows, PAD_ID)
 
 
-@torch.no_grad()
 def greedy_decode(model: Transformer, src: Tensor, max_new_tokens: int) -> list[list[int]]:
-    """The simplest decoder: the most likely token, one step at a time (for toy checks)."""
-    cache = model.start_decoding(model.encode(src))
-    tokens = torch.full((src.shape[0], 1), model.config.start_id)
-    out, done = [], torch.zeros(src.shape[0], dtype=torch.bool)
-    for _ in range(max_new_tokens):
-        step = model.decode_step(tokens, cache)
-        cache, tokens = step.cache, step.logits[:, -1].argmax(-1, keepdim=True)
-        out.append(tokens)
-        done |= tokens[:, 0] == model.config.eos_id
-        if done.all():
-            break
-    rows = torch.cat(out, 1).tolist()
-    return [r[: r.index(EOS_ID)] if EOS_ID in r else r for r in rows]
+    """Greedy search (``heedful.decoding.generate``) of each row of ``src`` (padded [B, S]),
+    without the end-of-sentence: the toy checks' decoder."""
+    sources = [[t for t in row if t != PAD_ID] for row in src.tolist()]
+    options = DecodingOptions(beam_size=1, max_length=max_new_tokens)
+    found = generate(model.eval(), sources, options, banned=[])
+    return [[t for t in h[0].tokens if t != EOS_ID] for h in found]
 
 
 def train_toy(

@@ -28,6 +28,7 @@ from torch import Tensor, nn
 from heedful.config import ModelConfig
 from heedful.explain.views import KINDS, TITLES
 from heedful.lm import DecoderOnlyLM
+from heedful.masks import pad
 from heedful.model import HeadMask
 from heedful.tokenizer import Tokenizer
 
@@ -67,19 +68,12 @@ def make_batches(
         ys = tgt[lo : lo + batch_size]
         batches.append(
             Batch(
-                src=None if src is None else _pad(src[lo : lo + batch_size], pad_id),
-                read=_pad([[start_id] + y for y in ys], pad_id),
-                labels=_pad([y + [eos_id] for y in ys], pad_id),
+                src=None if src is None else pad(src[lo : lo + batch_size], pad_id),
+                read=pad([[start_id] + y for y in ys], pad_id),
+                labels=pad([y + [eos_id] for y in ys], pad_id),
             )
         )
     return batches
-
-
-def _pad(rows: list[list[int]], pad_id: int) -> Tensor:
-    out = torch.full((len(rows), max(map(len, rows))), pad_id, dtype=torch.long)
-    for i, row in enumerate(rows):
-        out[i, : len(row)] = torch.tensor(row, dtype=torch.long)
-    return out
 
 
 def kinds_of(model: nn.Module) -> list[str]:

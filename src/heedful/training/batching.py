@@ -24,6 +24,7 @@ import torch
 from torch import Tensor, nn
 
 from heedful.data.corpus import Corpus
+from heedful.masks import pad
 
 
 def make_batches(
@@ -127,14 +128,6 @@ def corpus_lengths(corpus: Corpus) -> tuple[list[int], list[int]]:
     if corpus.src is None:
         return [0] * len(tgt_lengths), tgt_lengths
     return [len(x) + 1 for x in corpus.src], tgt_lengths
-
-
-def pad(rows: list[list[int]], pad_id: int) -> Tensor:
-    """Right-pad lists of ids into one [len(rows), longest] long tensor."""
-    out = torch.full((len(rows), max(map(len, rows))), pad_id, dtype=torch.long)
-    for r, row in enumerate(rows):
-        out[r, : len(row)] = torch.tensor(row, dtype=torch.long)
-    return out
 
 
 class BatchStream:
