@@ -146,7 +146,7 @@ def test_importance_is_the_loss_rise_when_a_head_is_silenced():
     assert all(abs(s.importance) > 1e-5 for k, s in stats.items() if k != ("cross", 1, 2))
     # And a head's importance is the mean loss per token with it silenced minus without.
     (batch,) = batches
-    src, read, labels = batch.src, batch.read, batch.labels
+    src, read, labels = batch.src, batch.tgt_in, batch.labels
 
     def loss(mask: HeadMask | None) -> float:
         with torch.no_grad():

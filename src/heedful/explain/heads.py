@@ -26,11 +26,12 @@ from matplotlib.figure import Figure
 from torch import Tensor, nn
 
 from heedful.config import ModelConfig
+from heedful.data.corpus import Corpus
 from heedful.explain.views import KINDS, TITLES
 from heedful.lm import DecoderOnlyLM
-from heedful.masks import pad
 from heedful.model import HeadMask
 from heedful.tokenizer import Tokenizer
+from heedful.training.batching import Batch, collate
 
 FIELDS = {"encoder": "encoder_self", "decoder": "decoder_self", "cross": "cross"}
 
@@ -45,13 +46,6 @@ class HeadStats:
     importance: float
 
 
-@dataclass
-class Batch:
-    src: Tensor | None  # [B, S] (None for a decoder-only model)
-    read: Tensor  # [B, T]: the start token, then the target
-    labels: Tensor  # [B, T]: the target, then </s>
-
-
 def make_batches(
     tokenizer: Tokenizer,
     config: ModelConfig,
@@ -59,21 +53,18 @@ def make_batches(
     sources: Sequence[str] | None = None,
     batch_size: int = 32,
 ) -> list[Batch]:
-    """Teacher-forcing batches; ``sources`` None for a language model."""
-    start_id, pad_id, eos_id = config.start_id, config.pad_id, config.eos_id
-    tgt = tokenizer.encode_batch(list(targets), add_eos=False)
-    src = None if sources is None else tokenizer.encode_batch(list(sources))
-    batches = []
-    for lo in range(0, len(tgt), batch_size):
-        ys = tgt[lo : lo + batch_size]
-        batches.append(
-            Batch(
-                src=None if src is None else pad(src[lo : lo + batch_size], pad_id),
-                read=pad([[start_id] + y for y in ys], pad_id),
-                labels=pad([y + [eos_id] for y in ys], pad_id),
-            )
-        )
-    return batches
+    """Teacher-forcing batches of ``batch_size`` pairs, in order, as training makes them
+    (``heedful.training.batching.collate``); ``sources`` None for a language model."""
+    encode = tokenizer.encode_batch
+    corpus = Corpus(
+        src=None if sources is None else encode(list(sources), add_eos=False),
+        tgt=encode(list(targets), add_eos=False),
+    )
+    ids = dict(start_id=config.start_id, eos_id=config.eos_id, pad_id=config.pad_id)
+    return [
+        collate(corpus, list(range(lo, min(lo + batch_size, len(corpus)))), **ids)
+        for lo in range(0, len(corpus), batch_size)
+    ]
 
 
 def kinds_of(model: nn.Module) -> list[str]:
@@ -89,8 +80,8 @@ def shape_of(model: nn.Module, kind: str) -> tuple[int, int]:
 
 def _forward(model: nn.Module, batch: Batch, head_mask: HeadMask | None, weights: bool):
     if isinstance(model, DecoderOnlyLM):
-        return model(batch.read, head_mask=head_mask, return_attention=weights)
-    return model(batch.src, batch.read, head_mask=head_mask, return_attention=weights)
+        return model(batch.tgt_in, head_mask=head_mask, return_attention=weights)
+    return model(batch.src, batch.tgt_in, head_mask=head_mask, return_attention=weights)
 
 
 def _loss_sum(logits: Tensor, labels: Tensor, pad_id: int) -> float:
@@ -118,7 +109,7 @@ def head_stats(model: nn.Module, batches: Sequence[Batch], progress=None) -> lis
     ``progress``, if given, is called with (done, total) after each pass over the data."""
     model.eval()
     device = next(model.parameters()).device
-    batches = [_to(b, device) for b in batches]
+    batches = [b.to(device) for b in batches]
     pad_id = model.config.pad_id
     kinds = kinds_of(model)
     n_tokens = sum(int((b.labels != pad_id).sum()) for b in batches)
@@ -134,7 +125,7 @@ def head_stats(model: nn.Module, batches: Sequence[Batch], progress=None) -> lis
         base += _loss_sum(out.logits, batch.labels, pad_id)
         for kind in kinds:
             w = getattr(out.attention, FIELDS[kind]).float()  # [L, B, H, Q, K]
-            real = (batch.src if kind == "encoder" else batch.read) != pad_id  # [B, Q]
+            real = (batch.src if kind == "encoder" else batch.tgt_in) != pad_id  # [B, Q]
             real = real[None, :, None, :].to(w.dtype)  # [1, B, 1, Q]
             confidence = w.amax(-1)  # [L, B, H, Q]
             entropy = torch.special.entr(w).sum(-1)
@@ -166,14 +157,6 @@ def head_stats(model: nn.Module, batches: Sequence[Batch], progress=None) -> lis
                 if progress is not None:
                     progress(done, total)
     return stats
-
-
-def _to(batch: Batch, device) -> Batch:
-    return Batch(
-        None if batch.src is None else batch.src.to(device),
-        batch.read.to(device),
-        batch.labels.to(device),
-    )
 
 
 def ranked(stats: Sequence[HeadStats]) -> list[HeadStats]:
