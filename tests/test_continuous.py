@@ -80,9 +80,10 @@ def test_a_token_budget_makes_batches_of_short_sources_larger(tiny, monkeypatch)
     assert continuous.batch_length(100, 128, None) == 128
     grown = []
 
-    def spy(cache, added):
-        grown.append(added)
-        return real(cache, added)
+    def spy(cache, added, width):
+        out = real(cache, added, width)
+        grown.append((added, width, out.cross_kv[0].k.shape[2], out.memory_mask.shape[1]))
+        return out
 
     real = continuous.grown
     monkeypatch.setattr(continuous, "grown", spy)
@@ -92,6 +93,9 @@ def test_a_token_budget_makes_batches_of_short_sources_larger(tiny, monkeypatch)
         batched, refilled = both(tiny, src, beam_size=beam_size, batch_size=32, batch_tokens=80)
         assert same(refilled, batched)
         assert grown  # as the long sources finished, the rows grew
+        longest = max(map(len, src))
+        assert all(w == k == m for _, w, k, m in grown)
+        assert min(w for _, w, _, _ in grown) < longest  # and the keys kept narrowed
     with pytest.raises(ValueError, match="batch_tokens"):
         DecodingOptions(batch_tokens=0)
 

@@ -97,8 +97,12 @@ class Sources:
         as many as the token budget holds of the longest of them."""
         if self.tokens is None:
             return self.batch_size
-        longest = max([self.next_length()] + [len(self.sources[r.index]) for r in slots])
-        return batch_length(longest, self.batch_size, self.tokens)
+        return batch_length(self.widest(slots), self.batch_size, self.tokens)
+
+    def widest(self, slots: list[Row | None]) -> int:
+        """The longest source of ``slots`` and of those still to come (the next: sorted)."""
+        lengths = [len(self.sources[r.index]) for r in slots if r is not None]
+        return max([self.next_length(), *lengths])
 
     def take(self) -> Row:
         if not self.open:
@@ -204,7 +208,7 @@ def greedy(
         more = min(more_slots(waiting, slots), waiting_count(waiting))
         if more > 0:  # shorter sources: more of them fit the token budget
             at = len(slots)
-            cache = grown(cache, more)
+            cache = grown(cache, more, waiting.widest(slots))
             fresh = [(at + j, waiting.take()) for j in range(more)]
             cache = refilled(cache, fresh, device)
             slots += [row for _, row in fresh]
@@ -252,33 +256,36 @@ def refilled(cache: DecoderCache, fresh: list[tuple[int, Row]], device) -> Decod
     """``cache`` with each slot k of ``fresh`` given to its row: its keys and values written
     over the finished row's (in place), starting at the next position."""
     slots = torch.tensor([k for k, _ in fresh], device=device)
+    width = cache.memory_mask.shape[1]  # the sources sorted: none to come is wider
     for layer, kv in enumerate(cache.cross_kv):
         for k, row in fresh:
-            kv.k[k] = row.batch.cross_kv[layer].k[row.row]
-            kv.v[k] = row.batch.cross_kv[layer].v[row.row]
+            kv.k[k] = row.batch.cross_kv[layer].k[row.row, :, :width]
+            kv.v[k] = row.batch.cross_kv[layer].v[row.row, :, :width]
     mask = cache.memory_mask.clone()
     for k, row in fresh:
-        mask[k] = row.batch.mask[row.row]
+        mask[k] = row.batch.mask[row.row, :width]
     starts = cache.starts.clone()
     starts[slots] = cache.length
     return replace(cache, memory_mask=mask, starts=starts)
 
 
-def grown(cache: DecoderCache, added: int) -> DecoderCache:
-    """``cache`` with ``added`` more sources' rows (zeros, for ``refilled`` to fill)."""
+def grown(cache: DecoderCache, added: int, width: int) -> DecoderCache:
+    """``cache`` with ``added`` more sources' rows (zeros, for ``refilled`` to fill), its
+    cross-attention keys and values cut to the ``width`` of the sources that remain (shorter
+    sources are why it grows)."""
     kv = cache.self_kv[0]
     if isinstance(kv, BeamKeyValue):
         self_kv = beams_from(cache.self_kv, 0, kv.room.capacity, added)
     else:
         capacity = cache.capacity if kv.room is None else kv.room.capacity
         self_kv = [regrouped(kv, 0, added, capacity) for kv in cache.self_kv]
-    cross_kv = [
-        KeyValue(torch.cat([kv.k, kv.k.new_zeros(added, *kv.k.shape[1:])]),
-                 torch.cat([kv.v, kv.v.new_zeros(added, *kv.v.shape[1:])]))
-        for kv in cache.cross_kv
-    ]  # fmt: skip
-    mask = cache.memory_mask
-    mask = torch.cat([mask, mask.new_zeros(added, mask.shape[1])])
+    cross_kv = []
+    for kv in cache.cross_kv:
+        k, v = kv.k[:, :, :width], kv.v[:, :, :width]
+        zeros = k.new_zeros(added, *k.shape[1:])
+        cross_kv.append(KeyValue(torch.cat([k, zeros]), torch.cat([v, zeros])))
+    mask = cache.memory_mask[:, :width]
+    mask = torch.cat([mask, mask.new_zeros(added, width)])
     starts = torch.cat([cache.starts, cache.starts.new_full((added,), cache.length)])
     return replace(cache, self_kv=self_kv, cross_kv=cross_kv, memory_mask=mask, starts=starts)
 

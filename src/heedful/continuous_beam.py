@@ -123,7 +123,7 @@ def beam(
         )
         if more > 0:  # shorter sources: more of them fit the token budget
             fresh += list(range(len(slots), len(slots) + more))
-            cache = continuous.grown(cache, more)
+            cache = continuous.grown(cache, more, waiting.widest(slots))
             slots += [None] * more  # type: ignore[list-item]
             inputs = torch.cat([inputs, inputs.new_empty(more * K, 1)])
             scores = torch.cat([scores, scores.new_empty(more, K)])
