@@ -59,9 +59,10 @@ def sentences(n: int) -> list[str]:
     return [lines[(i * 7) % len(lines)] for i in range(n)]  # spread over short and long
 
 
-def paragraphs(n: int, chars: int = 1000) -> list[str]:
-    """n texts of dev sentences, each as close to ``chars`` characters as they come."""
-    lines, out, at = spanish(), [], 0
+def paragraphs(n: int, chars: int = 1000, lines: list[str] | None = None) -> list[str]:
+    """n texts of dev sentences (``lines``, default the Spanish dev set), each as close to
+    ``chars`` characters as they come."""
+    lines, out, at = lines or spanish(), [], 0
     for _ in range(n):
         text = ""
         while len(text) + 1 + len(lines[at % len(lines)]) <= chars:

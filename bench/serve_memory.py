@@ -19,22 +19,16 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import socket
 import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from serve_load import free_port, paragraphs, rss_mb  # bench/serve_load.py, beside this one
+
 REPO = Path(__file__).resolve().parents[1]
 AFTER_S = (10, 30, 60)
-
-
-def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise RuntimeError(f"no VmRSS for process {pid}")
 
 
 def rss_by_kind(pid: int) -> dict[str, float]:
@@ -62,9 +56,7 @@ def post(port: int, body: dict, timeout: float = 600) -> int:
 
 
 def start_server(model: str, extra: list[str]) -> tuple[subprocess.Popen, int]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     command = [sys.executable, "-m", "heedful", "serve", "--model", model, "--port", str(port),
                *extra]  # fmt: skip
     server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -100,18 +92,6 @@ def many_requests(pid: int, port: int, dev: list[str], args: argparse.Namespace)
                   f"{errors} errors so far")  # fmt: skip
 
 
-def paragraphs(dev: list[str], n: int, chars: int = 1000) -> list[str]:
-    """n texts of dev sentences, each as close to ``chars`` characters as they come."""
-    out, at = [], 0
-    for _ in range(n):
-        text = ""
-        while len(text) + 1 + len(dev[at % len(dev)]) <= chars:
-            text = f"{text} {dev[at % len(dev)]}".strip()
-            at += 1
-        out.append(text)
-    return out
-
-
 def peak_then_idle(pid: int, port: int, dev: list[str], maximal: int) -> None:
     for i in range(16):  # warm up: the kernels built, the first batches' allocations made
         post(port, {"text": dev[i], "beam_size": 4})
@@ -119,7 +99,7 @@ def peak_then_idle(pid: int, port: int, dev: list[str], maximal: int) -> None:
     idle = rss_mb(pid)
     print(f"idle: RSS {idle:.0f} MB {rss_by_kind(pid)}")
     peak = idle
-    body = {"texts": paragraphs(dev, 32), "beam_size": 8}
+    body = {"texts": paragraphs(32, lines=dev), "beam_size": 8}
     start = time.perf_counter()
     with ThreadPoolExecutor(maximal) as pool:
         asks = [pool.submit(post, port, body) for _ in range(maximal)]

@@ -204,20 +204,12 @@ def test_3_a_vocabulary_smaller_than_asked_is_said(tmp_path):
 # --- 5. the kernel library in the cache is the one heedful built -------------------------------
 
 
-@pytest.fixture
-def fresh_cache(monkeypatch, tmp_path):
-    monkeypatch.setenv("HEEDFUL_CACHE", str(tmp_path))
-    native._library.cache_clear()
-    yield tmp_path
-    native._library.cache_clear()
-
-
 @pytest.mark.parametrize(
     "damage, said",
     [("replace", "is not the library heedful built"),
      ("unrecorded", "has no record of being built by heedful")],
 )  # fmt: skip
-def test_5_a_library_heedful_did_not_build_is_not_loaded(fresh_cache, damage, said):
+def test_5_a_library_heedful_did_not_build_is_not_loaded(fresh_build, damage, said):
     built = native._build()
     genuine = built.read_bytes()
     if damage == "replace":

@@ -56,8 +56,8 @@ def test_accents_typed_without_are_put_back_on_words_never_read_only():
     assert SPANISH.restore_accents("Vera y Bano") == "Vera y Bano"  # capitalised: maybe a name
 
 
-def test_a_training_run_writes_its_word_list():
-    """(tests/test_training_real_input.py's run writes it: checked there too.)"""
+def test_the_bundled_models_list_their_training_words():
+    """(That ``heedful train`` writes the list: tests/test_training_real_input.py.)"""
     lexicon = Lexicon.load(model_dir("es-en"))
     assert lexicon is not None and len(lexicon) > 20_000
     assert lexicon.words[0] == "de" and "perro" in lexicon.words[:1000]

@@ -148,15 +148,6 @@ def test_a_bundled_model_translates_the_same_with_and_without_the_kernel(monkeyp
             assert a.score == pytest.approx(b.score, abs=1e-4)
 
 
-@pytest.fixture
-def fresh_build(monkeypatch, tmp_path):
-    """The kernel built anew into tmp_path, and the process's own build given back afterwards."""
-    monkeypatch.setenv("HEEDFUL_CACHE", str(tmp_path))
-    native._library.cache_clear()
-    yield tmp_path
-    native._library.cache_clear()
-
-
 def test_without_a_compiler_decoding_warns_once_and_uses_pytorch(monkeypatch, fresh_build):
     monkeypatch.setenv("CC", "no-such-compiler")
     with pytest.warns(RuntimeWarning, match="no-such-compiler"):

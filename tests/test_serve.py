@@ -89,20 +89,15 @@ def async_client(app) -> httpx.AsyncClient:
 
 
 def test_the_native_kernels_are_built_as_the_server_starts_not_in_its_first_request(
-    dirs, monkeypatch, tmp_path
+    dirs, monkeypatch, fresh_build
 ):
-    monkeypatch.setenv("HEEDFUL_CACHE", str(tmp_path))
     monkeypatch.setenv("HEEDFUL_NATIVE", "1")
-    native._library.cache_clear()
-    try:
-        app = new_app(dirs)
-        assert native._library.cache_info().currsize == 0  # loading the models built nothing
-        with TestClient(app, base_url=BASE) as c:
-            assert native._library.cache_info().currsize == 1 and native.available()
-            assert list((tmp_path / "native").glob("kernels-*.so"))
-            assert c.post("/translate", json={"text": SOURCE}).status_code == 200
-    finally:
-        native._library.cache_clear()  # the next user loads the test session's own build
+    app = new_app(dirs)
+    assert native._library.cache_info().currsize == 0  # loading the models built nothing
+    with TestClient(app, base_url=BASE) as c:
+        assert native._library.cache_info().currsize == 1 and native.available()
+        assert list((fresh_build / "native").glob("kernels-*.so"))
+        assert c.post("/translate", json={"text": SOURCE}).status_code == 200
 
 
 # --- translation ------------------------------------------------------------------------------

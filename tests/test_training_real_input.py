@@ -15,6 +15,7 @@ from heedful.data import read_split
 from heedful.data.augment import Augmentation, augment, casual, proper_nouns, title_case
 from heedful.data.corpus import normalize_pairs
 from heedful.data.readers import ParallelText
+from heedful.lexicon import Lexicon
 from heedful.model import Transformer
 from heedful.tokenizer import Tokenizer
 from heedful.training.alignment import AlignmentHead, alignment_loss, batch_entries
@@ -239,6 +240,9 @@ def test_guided_alignment_is_logged_and_recorded(straight_real_input):
     assert meta["alignment"] == {"method": "shift", "layer": 0, "heads": [0],
                                  "chosen_on": "guided training (eflomal)"}  # fmt: skip
     assert meta["data"]["augmented"]["names"] > 0
+    # the training sources' words (heedful.lexicon), most frequent first
+    words = Lexicon.load(straight_real_input)
+    assert words is not None and len(words) > 100 and "tom" in words.words[:5]
     links = (straight_real_input / "alignments.txt").read_text().splitlines()
     assert links[0].startswith("# eflomal") and len(links) > 400
 

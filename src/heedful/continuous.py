@@ -99,9 +99,9 @@ class Sources:
             return self.batch_size
         return batch_length(self.widest(slots), self.batch_size, self.tokens)
 
-    def widest(self, slots: list[Row | None]) -> int:
+    def widest(self, slots: list[Row]) -> int:
         """The longest source of ``slots`` and of those still to come (the next: sorted)."""
-        lengths = [len(self.sources[r.index]) for r in slots if r is not None]
+        lengths = [len(self.sources[r.index]) for r in slots]
         return max([self.next_length(), *lengths])
 
     def take(self) -> Row:
@@ -155,7 +155,7 @@ def greedy(
     order = sorted(range(len(sources)), key=lambda i: -len(sources[i]))
     waiting = Sources(model, sources, order, max_lengths, batch_size, batch_tokens, device)
     first = min(waiting.wanted([]), len(sources))
-    slots: list[Row | None] = [waiting.take() for _ in range(first)]
+    slots = [waiting.take() for _ in range(first)]
     cache = first_cache(slots, waiting.width, room=2 * max(max_lengths), device=device)
     inputs = torch.full((len(slots), 1), config.start_id, dtype=torch.long, device=device)
     log_probs = torch.zeros(len(slots))
@@ -164,12 +164,11 @@ def greedy(
         out = model.decode_step(inputs, cache)
         cache = out.cache
         logp = out.logits[:, -1].float().log_softmax(dim=-1)  # [n, V]
-        lengths = [-1 if r is None else len(r.tokens) for r in slots]
-        at_max = torch.tensor([r is not None and n + 1 >= r.max_length
-                               for n, r in zip(lengths, slots, strict=True)])  # fmt: skip
+        lengths = [len(r.tokens) for r in slots]
+        at_max = torch.tensor([n + 1 >= r.max_length for n, r in zip(lengths, slots, strict=True)])
         if banned_ids is not None:
             logp.index_fill_(1, banned_ids, NEG_INF)
-        early = [k for k, n in enumerate(lengths) if 0 <= n < min_length]
+        early = [k for k, n in enumerate(lengths) if n < min_length]
         if early:
             logp[early, config.eos_id] = NEG_INF
         if force_eos and at_max.any():
@@ -181,8 +180,6 @@ def greedy(
         ended = []
         steps = zip(slots, chosen.tolist(), stops.tolist(), strict=True)
         for k, (row, token, stop) in enumerate(steps):
-            if row is None:
-                continue
             row.tokens.append(token)
             if stop:
                 score = float(log_probs[k])
@@ -199,8 +196,9 @@ def greedy(
                 log_probs[k] = 0.0
             ended = ended[len(fresh) :]
         if ended:  # nothing to refill these with: the rest decode without them
-            live = torch.tensor([k for k in range(len(slots)) if k not in set(ended)])
-            slots = [row for k, row in enumerate(slots) if k not in set(ended)]
+            gone = set(ended)
+            live = torch.tensor([k for k in range(len(slots)) if k not in gone])
+            slots = [row for k, row in enumerate(slots) if k not in gone]
             if not slots:
                 break
             cache = cache.reorder(live)
@@ -290,7 +288,7 @@ def grown(cache: DecoderCache, added: int, width: int) -> DecoderCache:
     return replace(cache, self_kv=self_kv, cross_kv=cross_kv, memory_mask=mask, starts=starts)
 
 
-def roomy(cache: DecoderCache, slots: list[Row | None]) -> DecoderCache:
+def roomy(cache: DecoderCache, slots: list[Row]) -> DecoderCache:
     """``cache``, or, when its self-attention keys and values have no room for the next
     position, the same from the earliest position a row still reads (in new buffers)."""
     kv = cache.self_kv[0]
@@ -298,7 +296,7 @@ def roomy(cache: DecoderCache, slots: list[Row | None]) -> DecoderCache:
         return cache
     first = int(cache.starts.min())
     length = cache.length - first
-    room = length + 2 * max(r.max_length for r in slots if r is not None)
+    room = length + 2 * max(r.max_length for r in slots)
     if isinstance(kv, BeamKeyValue):
         self_kv = beams_from(cache.self_kv, first, room)
     else:

@@ -25,6 +25,7 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
+from heedful.protect import first_letter, name_runs
 from heedful.textmap import Span
 
 FILE = "source-words.txt"
@@ -79,31 +80,13 @@ class Lexicon:
         "Habibu", "Port Muhima", "Vladimíra Němečková". A known first word of the sentence
         ("Ayer Kwame vino.") is not part of the name, nor is a lone capital ("I")."""
         words = [m for m in _WORD.finditer(text) if m.group()[0].isupper()]
-        first = re.search(r"[^\W\d_]", text)
-        opening = -1 if first is None else first.start()
+        opening = first_letter(text)
         joins = [
             len(m.group()) > 1 and not (m.start() == opening and self.knows(m.group()))
             for m in words
         ]
-        out: list[Span] = []
-        for k, word in enumerate(words):
-            if self.knows(word.group(), accents=False):  # "Vera" is a name, not "verá"
-                continue
-            first = last = k
-            while first > 0 and joins[first - 1] and _next_to(text, words[first - 1], words[first]):
-                first -= 1
-            while (
-                last + 1 < len(words)
-                and joins[last + 1]
-                and _next_to(text, words[last], words[last + 1])
-            ):
-                last += 1
-            start, end = words[first].start(), words[last].end()
-            if out and out[-1][1] >= start:  # the same name as the word before
-                out[-1] = (out[-1][0], max(out[-1][1], end))
-            else:
-                out.append((start, end))
-        return out
+        seeds = [not self.knows(m.group(), accents=False) for m in words]  # "Vera", not "verá"
+        return name_runs(text, words, seeds, joins, lone_opening=True)
 
     def restore_accents(self, text: str) -> str:
         """``text`` with each lower-case word the model never read, typed without accents,
@@ -130,7 +113,3 @@ def strip_accents(word: str) -> str:
         )
         out.append(bare if len(bare) == 1 else letter)
     return "".join(out)
-
-
-def _next_to(text: str, left: re.Match, right: re.Match) -> bool:
-    return text[left.end() : right.start()] == " "

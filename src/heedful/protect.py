@@ -194,21 +194,30 @@ def rare_names(text: str, pieces: Callable[[str], int], *, least: int = 3) -> li
     ]  # fmt: skip
     rare = [pieces(m.group()) >= least and pieces(m.group().lower()) >= least for m in words]
     known = [pieces(m.group().lower()) < 2 for m in words]
+    return name_runs(text, words, rare, [not k for k in known], lone_opening=False)
+
+
+def name_runs(
+    text: str, words: list[re.Match], seeds: list[bool], joins: list[bool], *, lone_opening: bool
+) -> list[Span]:
+    """Where names stand in ``text``: each of ``words`` (capitalised words, in order) that
+    ``seeds`` says is a name, with the words around it that ``joins`` lets in, one space apart
+    ("Port Muhima"); runs that meet are one. Without ``lone_opening``, a name of one word at the
+    start of the text is left out (it may be a rare verb: ``rare_names``)."""
     out: list[Span] = []
     for k in range(len(words)):
-        if not rare[k]:
+        if not seeds[k]:
             continue
         first = last = k
-        while first > 0 and not known[first - 1] and _next_to(text, words[first - 1], words[first]):
+        while first > 0 and joins[first - 1] and _next_to(text, words[first - 1], words[first]):
             first -= 1
         while (
             last + 1 < len(words)
-            and not known[last + 1]
+            and joins[last + 1]
             and _next_to(text, words[last], words[last + 1])
         ):
             last += 1
-        opening = words[first].start() == _first_word(text)
-        if opening and first == last:
+        if not lone_opening and first == last and words[first].start() == first_letter(text):
             continue
         start, end = words[first].start(), words[last].end()
         if out and out[-1][1] >= start:  # the same name as the word before
@@ -218,7 +227,8 @@ def rare_names(text: str, pieces: Callable[[str], int], *, least: int = 3) -> li
     return out
 
 
-def _first_word(text: str) -> int:
+def first_letter(text: str) -> int:
+    """Where ``text``'s first letter is (-1 if it has none)."""
     match = re.search(r"[^\W\d_]", text)
     return -1 if match is None else match.start()
 
