@@ -233,10 +233,21 @@ def test_a_dropped_span_is_put_back_when_the_translation_fills_the_model_s_posit
 
 
 def test_a_number_placeholder_with_a_suffix_is_put_back_and_names_get_people():
-    from heedful.protect import PEOPLE
+    from heedful.protect import PEOPLE, SHORT_NUMBERS
 
     text = "Ngozi Okafor llegó el 14 de marzo."
     protected = protect(text, "es", "en", [(0, 12)])
-    assert protected.placeholders == [PEOPLE[0], NUMBERS[0]]  # a person for a person
-    translation = f"{PEOPLE[0]} arrived on March {NUMBERS[0]}th."
+    # a person for a person; a day gets a day-sized number (a three-digit one read as a year)
+    assert protected.placeholders == [PEOPLE[0], SHORT_NUMBERS[0]]
+    assert protect("Hay 140 días.").placeholders == [NUMBERS[0]]
+    translation = f"{PEOPLE[0]} arrived on March {SHORT_NUMBERS[0]}th."
     assert protected.restore(translation) == "Ngozi Okafor arrived on March 14th."
+    # an English ordinal's suffix is the number's own, in the text and in its offsets' map
+    for number, ordinal in [("3", "3rd"), ("21", "21st"), ("22", "22nd"), ("11", "11th")]:
+        dated = protect(f"Llegó el {number} de marzo.", "es", "en")
+        restored = f"He arrived on March {dated.placeholders[0]}th."
+        expected = f"He arrived on March {ordinal}."
+        assert dated.restore(restored) == expected
+        assert dated.restore_map(restored)[0] == expected
+    km = protect("Son 5 km.", "es", "en")
+    assert km.restore(f"It's {km.placeholders[0]}km.") == "It's 5km."

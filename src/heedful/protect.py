@@ -38,6 +38,9 @@ from heedful.unknown_words import Unreadable
 # what the bundled models copy, the same in Spanish, English and French
 NAMES = ("Boston", "Chicago", "Berlin", "Denver", "Dallas", "Toronto")
 NUMBERS = ("100", "200", "300", "400", "500", "600")
+# for a number of one or two digits (a day, an hour): a three-digit one there was read as a year
+# ("Nació el 100 de junio." -> "He was born on June 1000 of June.")
+SHORT_NUMBERS = ("12", "15", "20", "30", "40", "50")
 # for names (``extra`` spans): Tatoeba's own people, whom the bundled models copy; a city in a
 # person's place was read as a place ("Mi vecina Boston llegó de Lagos" -> "arrived in Boston")
 PEOPLE = ("Tom", "Mary", "John", "Alice", "Ken", "Jane")
@@ -115,13 +118,13 @@ class Protected:
     def restore(self, translation: str) -> str:
         """``translation`` with each placeholder replaced by its span (every time it occurs)."""
         for placeholder, span in zip(self.placeholders, self.spans, strict=True):
-            translation = _find(placeholder).sub(lambda _, span=span: span, translation)
+            translation = _find(placeholder).sub(lambda m, span=span: _put(m, span), translation)
         return translation
 
     def restore_map(self, translation: str) -> tuple[str, TextMap]:
         """``restore``, and the map from ``translation``'s offsets to the restored text's."""
         found = sorted(
-            (match.span(), span)
+            (match.span(), _put(match, span))
             for placeholder, span in zip(self.placeholders, self.spans, strict=True)
             for match in _find(placeholder).finditer(translation)
         )
@@ -148,7 +151,7 @@ def protect(
     spans = sorted(spans + [e for e in extra if not any(a < e[1] and e[0] < b for a, b in spans)])
     if not spans:
         return None
-    pools = (NAMES, NUMBERS, PEOPLE)
+    pools = (NAMES, NUMBERS, SHORT_NUMBERS, PEOPLE)
     free = {pool: [p for p in pool if not _find(p).search(text)] for pool in pools}
     names = set(extra)
     out, placeholders, originals, places, at = [], [], [], [], 0
@@ -158,6 +161,8 @@ def protect(
             pool = free[PEOPLE]
         else:
             pool = free[NAMES if "@" in span or not span.lstrip("+")[0].isdigit() else NUMBERS]
+            if pool is free[NUMBERS] and span.isdigit() and len(span) <= 2 and free[SHORT_NUMBERS]:
+                pool = free[SHORT_NUMBERS]
         if not pool:
             continue  # more spans than placeholders: the model is given the rest as they are
         placeholders.append(pool.pop(0))
@@ -263,6 +268,17 @@ def find_word(word: str, text: str) -> Span | None:
 
 
 def _find(word: str) -> re.Pattern[str]:
-    """``word`` standing alone; a number placeholder may take a suffix ("100th" -> "14th")."""
-    after = r"(?!\d)" if word.isdigit() else r"(?!\w)"
+    """``word`` standing alone; a number placeholder may take a suffix ("100th", "100km"), an
+    English ordinal's apart (``_put``)."""
+    after = r"(?P<ordinal>st|nd|rd|th)?(?!\d)" if word.isdigit() else r"(?!\w)"
     return re.compile(rf"(?<!\w){re.escape(word)}{after}")
+
+
+def _put(match: re.Match, span: str) -> str:
+    """What a placeholder's ``match`` becomes: ``span``, with an English ordinal's suffix made
+    the number's own ("100th" for 3 -> "3rd", for 14 -> "14th")."""
+    suffix = match.groupdict().get("ordinal") or ""
+    if suffix and span.isdigit():
+        n = int(span)
+        suffix = "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return span + suffix
