@@ -492,8 +492,30 @@ def model_data(model: Path, data: Path | None, src: str | None, tgt: str | None)
         data = root / meta["dev"]
     elif not {src, tgt} <= set(columns):
         columns = [src, tgt]  # another file: read as source<TAB>target
-    train = root / meta["train"] if "train" in meta else None
-    return data, columns, src, tgt, train if train and train.is_file() else None
+    named = meta.get("train") or []
+    names = [named] if isinstance(named, str) else list(named)
+    readable = [n for n in names if "{lang}" in n or (root / n).is_file()]
+    train_columns = tuple(meta["columns"]) if meta.get("columns") else None
+    return data, columns, src, tgt, TrainingText(root, readable, train_columns, src, tgt)
+
+
+@dataclass
+class TrainingText:
+    """The model's training split as its config.json names it (the files this machine has)."""
+
+    root: Path
+    names: list[str]
+    columns: tuple[str, str] | None
+    src: str
+    tgt: str
+
+    def words(self) -> set[str]:
+        if not self.names:
+            return set()
+        from heedful.data import read_split
+
+        text = read_split(self.root, self.names, self.src, self.tgt, self.columns)
+        return {w for line in text.sources + text.targets for w in WORD.findall(line)}
 
 
 def run_model(model: Path, data, src, tgt, n: int, seed: int, beam_size: int = 4) -> dict:
@@ -501,11 +523,7 @@ def run_model(model: Path, data, src, tgt, n: int, seed: int, beam_size: int = 4
 
     tsv, columns, src, tgt, train = model_data(model, data, src, tgt)
     pairs = read_pairs(tsv, columns, src, tgt)
-    seen = set()
-    if train is not None:
-        seen = {
-            w for line in train.read_text(encoding="utf-8").splitlines() for w in WORD.findall(line)
-        }
+    seen = train.words()
     pool = name_pool(seed, seen)
     names, places = name_candidates(pairs, src, tgt)
     variants = make_variants(pairs, src, tgt, n, seed, pool, names, places)
@@ -522,7 +540,7 @@ def run_model(model: Path, data, src, tgt, n: int, seed: int, beam_size: int = 4
     return {
         "model": str(model), "data": str(tsv), "src": src, "tgt": tgt, "seed": seed,
         "sentences": n, "beam_size": beam_size, "dev_pairs": len(pairs),
-        "names_checked_unseen_in": str(train) if train else None,
+        "names_checked_unseen_in": " + ".join(train.names) or None,
         "name_pool": {k: len(v) for k, v in pool.items()}, "translated": len(sources),
         "translate_seconds": time.perf_counter() - started, "variants": scores,
     }  # fmt: skip

@@ -55,6 +55,30 @@ def test_aligned_files_pair_line_by_line(tmp_path, suffix):
     assert text.targets == ["A dog.", "Two cats."]
 
 
+def test_a_split_of_several_files_joins_them_in_order(tmp_path):
+    write(tmp_path / "a.tsv", "Hello.\tHola.\n")
+    write(tmp_path / "m" / "train.es", "Un perro.\nDos gatos.\n")
+    write(tmp_path / "m" / "train.en", "A dog.\nTwo cats.\n")
+    text = read_split(tmp_path, ("m/train.{lang}", "a.tsv"), "es", "en", ("en", "es"))
+    assert text.sources == ["Un perro.", "Dos gatos.", "Hola."]
+    assert text.targets == ["A dog.", "Two cats.", "Hello."]
+    assert "a.tsv" in text.origin and "train.es" in text.origin
+    with pytest.raises(FileNotFoundError, match="missing.tsv"):
+        read_split(tmp_path, ("a.tsv", "missing.tsv"), "es", "en", ("en", "es"))
+
+
+def test_config_takes_one_training_file_or_a_list(tmp_path):
+    from heedful.training.config import load_config
+
+    config = tmp_path / "run.yaml"
+    config.write_text(
+        "data:\n  train: [a.tsv, 'm/train.{lang}']\n  dev: d.tsv\n  src: es\n  tgt: en\n"
+    )
+    assert load_config(config).data.train == ("a.tsv", "m/train.{lang}")
+    config.write_text("data: {train: a.tsv, dev: d.tsv, src: es, tgt: en}\n")
+    assert load_config(config).data.train == "a.tsv"
+
+
 def test_line_without_tab_names_file_and_line(tmp_path):
     path = write(tmp_path / "bad.tsv", "Hello.\tHola.\nGood morning. Buenos dias.\nBye.\tAdios.\n")
     with pytest.raises(DataError, match=r"bad\.tsv, line 2: .*no tab"):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import gzip
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -126,10 +126,24 @@ def read_text(path: str | Path, column: int | None = None) -> list[str]:
 
 
 def read_split(
-    root: str | Path, pattern: str, src: str, tgt: str, columns: tuple[str, str] | None
+    root: str | Path,
+    pattern: str | Sequence[str],
+    src: str,
+    tgt: str,
+    columns: tuple[str, str] | None,
 ) -> ParallelText:
     """One split named in a config: ``dir/name.{lang}`` for aligned files (``{lang}`` becomes the
-    source and the target language), or a ``.tsv`` / ``.tsv.gz`` file with ``columns``."""
+    source and the target language), or a ``.tsv`` / ``.tsv.gz`` file with ``columns``; or a
+    list of these, read in order and joined."""
+    if not isinstance(pattern, str):
+        parts = [read_split(root, p, src, tgt, columns) for p in pattern]
+        if not parts:
+            raise DataError("the split names no file")
+        return ParallelText(
+            [s for part in parts for s in part.sources],
+            [t for part in parts for t in part.targets],
+            " + ".join(part.origin for part in parts),
+        )
     path = Path(root) / pattern
     if "{lang}" in pattern:
         return read_aligned(str(path).format(lang=src), str(path).format(lang=tgt))

@@ -36,7 +36,8 @@ class DataConfig:
     """Where the corpus is and how it becomes token ids."""
 
     root: str = "../shared/data"  # relative paths: from the repository holding the config file
-    train: str = ""  # "x/train.tsv" (with columns) or line-aligned "x/train.{lang}"
+    # "x/train.tsv" (with columns) or line-aligned "x/train.{lang}", or a list of these
+    train: str | tuple[str, ...] = ""
     dev: str = ""
     columns: tuple[str, str] | None = None  # languages of a TSV file's two columns
     src: str = ""
