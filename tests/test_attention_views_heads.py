@@ -17,12 +17,12 @@ from heedful.cli import main
 from heedful.explain.heads import (
     format_stats,
     head_stats,
-    make_batches,
-    save_stats_png,
     silencing,
     stats_json,
 )
+from heedful.explain.heatmaps import save_stats_png
 from heedful.model import HeadMask
+from heedful.training.batching import batches_in_order
 
 
 @pytest.fixture(autouse=True)
@@ -106,7 +106,7 @@ def test_confidence_and_entropy_of_heads_that_spread_evenly():
     sources = ["El gato negro duerme en el jardín.", "Hola.", "Tom come manzanas."]
     targets = ["The black cat sleeps in the garden.", "Hi.", "Tom eats apples."]
     tok = tokenizer()
-    batches = make_batches(tok, model.config, targets, sources, batch_size=2)
+    batches = batches_in_order(tok, model.config, targets, sources, batch_size=2)
     assert batches[0].src.eq(0).any()  # padding that must not count
     S = [len(tok.encode(s)) for s in sources]  # real source tokens, with </s>
     T = [len(tok.encode(t)) for t in targets]  # decoder positions: <s> + target
@@ -138,7 +138,7 @@ def test_importance_is_the_loss_rise_when_a_head_is_silenced():
     with torch.no_grad():
         model.decoder.layers[1].cross_attn.out_proj.weight[:, 2 * d : 3 * d] = 0
     tok = tokenizer()
-    batches = make_batches(
+    batches = batches_in_order(
         tok, model.config, ["The cat sleeps.", "Hi."], ["El gato duerme.", "Hola."]
     )
     stats = {(s.kind, s.layer, s.head): s for s in head_stats(model, batches)}
@@ -164,7 +164,7 @@ def test_importance_is_the_loss_rise_when_a_head_is_silenced():
 def test_the_table_json_and_png(tmp_path):
     model = tiny_lm()
     tok = tokenizer()
-    stats = head_stats(model, make_batches(tok, model.config, ["Tom eats apples.", "Hi."]))
+    stats = head_stats(model, batches_in_order(tok, model.config, ["Tom eats apples.", "Hi."]))
     assert {s.kind for s in stats} == {"decoder"} and len(stats) == 8
     lines = format_stats(stats).splitlines()
     assert lines[0].split() == ["attention", "layer", "head", "importance", "confidence", "entropy"]
@@ -194,7 +194,7 @@ def test_heads_command_reads_pairs_the_way_the_model_was_trained(tmp_path, capsy
     english, spanish = zip(*(line.split("\t") for line in lines[:4]), strict=True)
     model = tiny_transformer()
     expected = stats_json(
-        head_stats(model, make_batches(tokenizer(), model.config, english, spanish))
+        head_stats(model, batches_in_order(tokenizer(), model.config, english, spanish))
     )
     for got, want in zip(out, expected, strict=True):
         assert (got["kind"], got["layer"], got["head"]) == (

@@ -13,6 +13,7 @@ from heedful import continuous, kv_cache
 from heedful.bundled import model_dir
 from heedful.config import ModelConfig
 from heedful.decoding import DecodingOptions, generate
+from heedful.inference import for_inference
 from heedful.model import Transformer
 from heedful.translator import Translator
 
@@ -27,7 +28,7 @@ def tiny():
     model = Transformer(ModelConfig.tiny(60, max_positions=128)).eval()
     model.logits_bias = torch.zeros(60)
     model.logits_bias[model.config.eos_id] = 1.7
-    return model
+    return for_inference(model)  # built as Translator.load builds it: oneDNN's products
 
 
 def sources(n: int, seed: int = 1) -> list[list[int]]:

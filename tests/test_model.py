@@ -317,7 +317,7 @@ def test_config_errors_are_clear():
 
 
 def test_dropout_zeroes_about_p_and_keeps_the_expectation():
-    from heedful.layers import Dropout
+    from heedful.dropout import Dropout
 
     dropout = Dropout(0.1).train()
     x = torch.ones(1000, 1000)
@@ -335,7 +335,7 @@ def test_dropout_zeroes_about_p_and_keeps_the_expectation():
 
 
 def test_dropout_gradient_is_its_mask_and_it_follows_the_seed():
-    from heedful.layers import Dropout
+    from heedful.dropout import Dropout
 
     dropout = Dropout(0.3).train()
     x = torch.randn(7, 9, 11, requires_grad=True)
@@ -349,7 +349,7 @@ def test_dropout_gradient_is_its_mask_and_it_follows_the_seed():
 
 
 def test_dropout_is_the_identity_in_eval_and_at_zero_and_keeps_something_near_one():
-    from heedful.layers import Dropout
+    from heedful.dropout import Dropout
 
     x = torch.randn(4, 5)
     assert Dropout(0.5).eval()(x) is x and Dropout(0.0).train()(x) is x

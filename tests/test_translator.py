@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass
 
@@ -12,11 +13,12 @@ from heedful.checkpoint import save_model_dir
 from heedful.config import ModelConfig
 from heedful.explain.align import align, penultimate
 from heedful.explain.words import to_words
+from heedful.inference import OneDNNLinear, for_inference, inference_copy
 from heedful.lm import DecoderOnlyLM
 from heedful.model import Transformer
 from heedful.search import LengthPenalty, Stepped, beam_search, greedy_search
 from heedful.tokenizer import Tokenizer
-from heedful.translator import Sampling, Translator, _BeamCache, quantize_model
+from heedful.translator import Sampling, Translator, _BeamCache
 from heedful.unknown_words import put_back, split_unreadable
 
 TEXTS = [
@@ -366,32 +368,43 @@ def test_int8_quantization(model_dir, tokenizer):
     assert torch.nn.functional.cosine_similarity(a.flatten(), b.flatten(), dim=0) > 0.99
     assert all(isinstance(t, str) for t in translator.translate(TEXTS, beam_size=2))
     with pytest.raises(ValueError, match="int8"):
-        quantize_model(float_model, "int4")
+        for_inference(make_model(tokenizer), "int4")
 
 
-def test_int8_fuses_self_attention_projections_and_folds_the_logits_bias(model_dir, tokenizer):
-    float_model = Translator.load(model_dir).model
+def test_int8_fuses_self_attention_projections_and_folds_the_logits_bias(tokenizer):
+    float_model = make_model(tokenizer)
     V = float_model.config.tgt_vocab_size
     bias = torch.zeros(V)
     bias[7] = 50.0  # token 7 wins everywhere, if the bias is there
     float_model.logits_bias = bias
-    quantized = quantize_model(float_model)
-    assert float_model.logits_bias is bias  # the float model is left as it was
+    classes = {id(m): (type(m), m) for m in float_model.modules()}  # m: ids stay unique
+    quantized = for_inference(copy.deepcopy(float_model), "int8")
     assert quantized.logits_bias is None and quantized.generator.bias() is not None
     fused = [m for n, m in quantized.named_modules() if n.endswith("self_attn")]
-    assert fused and all(type(m).__name__ == "_Int8SelfAttention" for m in fused)
+    dynamic = torch.ao.nn.quantized.dynamic.Linear
+    assert fused and all(isinstance(m.qkv_proj, dynamic) for m in fused)
+    assert not any(hasattr(m, "q_proj") for m in fused)
+    cross = [m for n, m in quantized.named_modules() if n.endswith("cross_attn")]
+    assert all(isinstance(m.q_proj, dynamic) and m.qkv_proj is None for m in cross)
     x = torch.randn(2, 5, float_model.config.d_model)
+    plain = [m for n, m in float_model.named_modules() if n.endswith("self_attn")]
     with torch.inference_mode():
-        for m in fused:  # the fused product equals the three quantised ones
+        for m, f in zip(fused, plain, strict=True):  # the fused product: the three projections
             q, kv = m._project_self(x)
-            assert torch.allclose(q, m._split_heads(m.q_proj(x)), atol=1e-5)
-            assert torch.allclose(kv.k, m._split_heads(m.k_proj(x)), atol=1e-5)
-            assert torch.allclose(kv.v, m._split_heads(m.v_proj(x)), atol=1e-5)
+            for got, want in ((q, f.q_proj(x)), (kv.k, f.k_proj(x)), (kv.v, f.v_proj(x))):
+                want = f._split_heads(want)
+                assert (
+                    torch.nn.functional.cosine_similarity(got.flatten(), want.flatten(), dim=0)
+                    > 0.999
+                )
         src = Translator(float_model, tokenizer)._pad(sources(tokenizer))
         tgt = torch.randint(4, V, (src.shape[0], 6))
         a, b = float_model(src, tgt), quantized(src, tgt)
     assert (a.argmax(-1) == 7).all() and (b.argmax(-1) == 7).all()
     assert torch.nn.functional.cosine_similarity(a.flatten(), b.flatten(), dim=0) > 0.99
+    built = for_inference(float_model, "int8")  # in place: modules replaced, none re-classed
+    assert built is float_model
+    assert all(type(m) is classes[id(m)][0] for m in built.modules() if id(m) in classes)
 
 
 class IdTokenizer:
@@ -437,78 +450,66 @@ def test_marian_style_special_ids_come_from_the_config():
     assert forced.generate([[7, 0]], 2, max_length=3)[0][0].tokens == [5, 5, 0]
 
 
-def test_onednn_linears_compute_the_same_and_follow_weight_updates(tokenizer):
-    from heedful.cpu import OneDNNWeights, onednn_linears
-
+def test_float32_inference_model_computes_the_same_and_follows_weight_updates(tokenizer):
     model = make_model(tokenizer)
     src = torch.randint(4, tokenizer.vocab_size, (3, 7))
     tgt = torch.randint(4, tokenizer.vocab_size, (3, 5))
-    weights = OneDNNWeights()
-    classes = [type(m) for m in model.modules()]
     keys = list(model.state_dict())
+    classes = {id(m): (type(m), m) for m in model.modules()}  # m: ids stay unique
+    other = make_model(tokenizer, output_bias=True)
+    random_state = torch.get_rng_state()
+    built = inference_copy(model)
+    for_inference(other, "int8")
+    assert torch.equal(torch.get_rng_state(), random_state)  # training's draws stay its own
+    assert list(model.state_dict()) == keys  # the copy was built; the model is as it was
+    assert {type(m) for m in model.modules()} == {kind for kind, _ in classes.values()}
+    kinds = {n.rpartition(".")[2]: m for n, m in built.named_modules()}
+    assert isinstance(kinds["self_attn"].qkv_proj, OneDNNLinear)  # Q/K/V fused: self-attention
+    assert isinstance(kinds["cross_attn"].q_proj, OneDNNLinear) and not hasattr(
+        kinds["self_attn"], "q_proj"
+    )
+    assert not any(type(m) is torch.nn.Linear for m in built.modules())
     with torch.inference_mode():
-        expected = model(src, tgt)
-        with onednn_linears(model, weights):
-            got = model(src, tgt)
-            swapped = [type(m) for m in model.modules()]
-            fused = {n.rpartition(".")[2]: type(m).__name__ for n, m in model.named_modules()}
-        assert [type(m) for m in model.modules()] == classes  # given back on exit
-        assert not any(hasattr(m, "_onednn") or hasattr(m, "_post_op") for m in model.modules())
-        assert list(model.state_dict()) == keys
-        assert swapped != classes or not torch.backends.mkldnn.is_available()
-        if swapped != classes:  # Q/K/V fused for self-attention only
-            assert fused["self_attn"] == "_OneDNNAttention"
-            assert fused["cross_attn"] == "MultiHeadAttention"
-        assert torch.allclose(got, expected, atol=1e-5)
-    with torch.no_grad():  # a training step changes the weights in place
+        torch.testing.assert_close(built(src, tgt), model(src, tgt), atol=1e-5, rtol=1e-5)
+    with torch.no_grad():  # the weights change in place (as an optimizer step would)
         model.decoder.layers[0].ffn.w_1.weight.mul_(2.0)
-        model.decoder.layers[0].self_attn.k_proj.weight.mul_(2.0)
+        built.decoder.layers[0].ffn.w_1.weight.mul_(2.0)
     with torch.inference_mode():
-        expected = model(src, tgt)
-        with onednn_linears(model, weights):
-            assert torch.allclose(model(src, tgt), expected, atol=1e-5)
-    with onednn_linears(model, weights):  # autograd on: nothing is swapped
-        assert [type(m) for m in model.modules()] == classes
+        torch.testing.assert_close(built(src, tgt), model(src, tgt), atol=1e-5, rtol=1e-5)
+    built.train()  # with autograd on, the same function and its gradients
+    built(src, tgt).sum().backward()
+    assert built.decoder.layers[0].ffn.w_1.weight.grad is not None
+    in_place = for_inference(model)  # in place: modules replaced, none re-classed
+    assert all(type(m) is classes[id(m)][0] for m in in_place.modules() if id(m) in classes)
 
 
-def test_onednn_linears_fold_the_final_logits_bias_into_the_output_projection(tokenizer):
-    from heedful.cpu import OneDNNWeights, onednn_linears
-
+def test_float32_inference_model_folds_the_final_logits_bias_into_the_output_projection(
+    tokenizer,
+):
     model = make_model(tokenizer, output_bias=True)
-    bias = model.logits_bias
-    bias.normal_(0.0, 3.0)  # Marian's final_logits_bias
+    model.logits_bias.normal_(0.0, 3.0)  # Marian's final_logits_bias
     src = torch.randint(4, tokenizer.vocab_size, (3, 7))
     tgt = torch.randint(4, tokenizer.vocab_size, (3, 5))
-    weights = OneDNNWeights()
+    built = inference_copy(model)
+    assert built.logits_bias is None and model.logits_bias is not None
+    torch.testing.assert_close(built.generator.bias, model.logits_bias)
     packed = []
     with torch.inference_mode():
-        expected = model(src, tgt)
         for _ in range(2):
-            with onednn_linears(model, weights):
-                # carried by the projection instead (where oneDNN is there to carry it)
-                assert (model.logits_bias is None) == torch.backends.mkldnn.is_available()
-                got = model(src, tgt)
-                packed.append(getattr(model.generator, "_onednn", (None,))[0])
-            assert model.logits_bias is bias  # given back on exit
-            assert torch.allclose(got, expected, atol=1e-5)
+            torch.testing.assert_close(built(src, tgt), model(src, tgt), atol=1e-5, rtol=1e-5)
+            packed.append(built.generator._packed[1])
     assert packed[0] is packed[1]  # the projection was packed once, with its bias
 
 
 @pytest.mark.parametrize("activation", ["relu", "gelu", "swish"])
-def test_onednn_linears_fuse_the_activation_into_the_first_ffn_product(tokenizer, activation):
-    from heedful.cpu import OneDNNWeights, onednn_linears
-
+def test_float32_inference_model_applies_the_activation_in_the_first_ffn_product(
+    tokenizer, activation
+):
     model = make_model(tokenizer, activation=activation)
     src = torch.randint(4, tokenizer.vocab_size, (3, 7))
     tgt = torch.randint(4, tokenizer.vocab_size, (3, 5))
+    built = inference_copy(model)
+    ffns = [m for n, m in built.named_modules() if n.endswith("ffn")]
+    assert ffns and all(m.w_1.activation is not None for m in ffns)
     with torch.inference_mode():
-        expected = model(src, tgt)
-        with onednn_linears(model, OneDNNWeights()):
-            got = model(src, tgt)
-            kinds = {type(m).__name__ for n, m in model.named_modules() if n.endswith("ffn")}
-        assert {type(m).__name__ for n, m in model.named_modules() if n.endswith("ffn")} == {
-            "FeedForward"
-        }  # given back on exit
-    if torch.backends.mkldnn.is_available():
-        assert kinds == {"_OneDNNFeedForward"}
-    torch.testing.assert_close(got, expected, atol=1e-5, rtol=1e-5)
+        torch.testing.assert_close(built(src, tgt), model(src, tgt), atol=1e-5, rtol=1e-5)

@@ -26,6 +26,7 @@ from typing import NamedTuple
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
+from torch.nn.utils import skip_init
 
 from heedful import decoding_attention
 from heedful.decoding_attention import FEW_QUERIES, few_query_attention
@@ -164,6 +165,7 @@ class MultiHeadAttention(nn.Module):
         self.k_proj = nn.Linear(d_model, d_model)
         self.v_proj = nn.Linear(d_model, d_model)
         self.out_proj = nn.Linear(d_model, d_model)
+        self.qkv_proj: nn.Linear | None = None  # Q, K, V side by side (fuse_self_projections)
 
     def forward(
         self,
@@ -218,14 +220,32 @@ class MultiHeadAttention(nn.Module):
         )
 
     def _project_self(self, x: Tensor) -> tuple[Tensor, KeyValue]:
-        """Queries, keys and values of self-attention over x. (``heedful.cpu``'s inference
-        subclasses compute all three in one product.)"""
+        """Queries, keys and values of self-attention over x."""
+        if self.qkv_proj is not None:  # one product; its views by head, made in one reshape
+            b, t, _ = x.shape
+            qkv = self.qkv_proj(x).view(b, t, 3, self.n_heads, self.d_head)
+            q, k, v = qkv.permute(2, 0, 3, 1, 4).unbind(0)
+            return q, KeyValue(k, v)
         q = self._split_heads(self.q_proj(x))
         # One matrix multiply for K and V together: faster than two on CPU.
         weight = torch.cat([self.k_proj.weight, self.v_proj.weight])
         bias = torch.cat([self.k_proj.bias, self.v_proj.bias])
         k, v = F.linear(x, weight, bias).chunk(2, dim=-1)
         return q, KeyValue(self._split_heads(k), self._split_heads(v))
+
+    def fuse_self_projections(self) -> None:
+        """For inference (heedful.inference): W^Q, W^K and W^V become one d_model x 3·d_model
+        matrix ``qkv_proj``, so that self-attention projects x in one product rather than
+        three. ``q_proj``, ``k_proj`` and ``v_proj`` are gone after it."""
+        parts = [self.q_proj, self.k_proj, self.v_proj]
+        weight = parts[0].weight  # skip_init: no initialisation, no draw from the random state
+        fused = skip_init(nn.Linear, weight.shape[1], 3 * weight.shape[0],
+                          device=weight.device, dtype=weight.dtype)  # fmt: skip
+        with torch.no_grad():
+            fused.weight.copy_(torch.cat([p.weight for p in parts]))
+            fused.bias.copy_(torch.cat([p.bias for p in parts]))
+        self.qkv_proj = fused
+        del self.q_proj, self.k_proj, self.v_proj
 
     def _split_heads(self, x: Tensor) -> Tensor:
         b, t, _ = x.shape

@@ -21,7 +21,7 @@ import torch
 from torch import Tensor, nn
 
 from heedful import continuous, continuous_beam, native
-from heedful.cpu import OneDNNWeights, is_quantized, onednn_linears
+from heedful.inference import is_onednn
 from heedful.masks import pad
 from heedful.model import DecoderCache, Memory
 from heedful.search import (
@@ -132,7 +132,6 @@ def generate(
     banned: list[int],
     force_eos: bool = False,
     keep_attention: bool = False,
-    onednn_weights: OneDNNWeights | None = None,
     beam: Callable[..., list[list[Hypothesis]]] = beam_search,
     on_batch: Callable[[list[int], list[list[Hypothesis]], Memory], None] | None = None,
 ) -> list[list[Hypothesis]]:
@@ -140,8 +139,7 @@ def generate(
     first, in the caller's order. ``banned``: ids never generated; ``force_eos``: an output cut
     at max_length ends with end-of-sentence. ``keep_attention``: each hypothesis's trace holds,
     per token, its decoder self-attention [L, H, t] and cross-attention [L, H, S] (beam search
-    reorders them with the beams). ``onednn_weights``: the packed weights kept between calls
-    (``heedful.cpu.onednn_linears``). ``beam``: the beam search to run (a test's spy).
+    reorders them with the beams). ``beam``: the beam search to run (a test's spy).
     ``on_batch(indices, hypotheses, memory)``: called after each batch with its sources'
     indices in ``src_ids``, their hypotheses and their encoder output (for a teacher-forced pass
     to reuse while it is at hand).
@@ -151,36 +149,35 @@ def generate(
     generator = None if options.sampling is None else options.sampling.generator()
     order = sorted(range(len(sources)), key=lambda i: -len(sources[i]))
     results: list[list[Hypothesis]] = [[] for _ in sources]
-    with onednn_linears(model, onednn_weights or OneDNNWeights()):
-        if _continuous(options, keep_attention, beam) and _exact_rows(model) and sources:
-            lengths = [max_length(len(s), options.max_length, config) for s in sources]
-            common = dict(batch_size=options.batch_size, batch_tokens=options.batch_tokens,
-                          banned=banned, force_eos=force_eos, on_batch=on_batch)  # fmt: skip
-            if options.beam_size == 1:
-                found = continuous.greedy(
-                    model, sources, lengths, min_length=options.min_length, **common
-                )
-                return [[h] for h in found]
-            return continuous_beam.beam(
-                model, sources, lengths, beam_size=options.beam_size,
-                length_penalty=options.penalty, n_best=options.n_best,
-                early_stopping=options.early_stopping, **common,
-            )  # fmt: skip
-        start = 0
-        while start < len(order):
-            size = continuous.batch_length(
-                len(sources[order[start]]), options.batch_size, options.batch_tokens
+    if _continuous(options, keep_attention, beam) and _exact_rows(model) and sources:
+        lengths = [max_length(len(s), options.max_length, config) for s in sources]
+        common = dict(batch_size=options.batch_size, batch_tokens=options.batch_tokens,
+                      banned=banned, force_eos=force_eos, on_batch=on_batch)  # fmt: skip
+        if options.beam_size == 1:
+            found = continuous.greedy(
+                model, sources, lengths, min_length=options.min_length, **common
             )
-            batch, start = order[start : start + size], start + size
-            lengths = [max_length(len(sources[i]), options.max_length, config) for i in batch]
-            found, memory = _search(
-                model, [sources[i] for i in batch], lengths, options, banned=banned,
-                force_eos=force_eos, keep_attention=keep_attention, generator=generator, beam=beam,
-            )  # fmt: skip
-            for i, hypotheses in zip(batch, found, strict=True):
-                results[i] = hypotheses
-            if on_batch is not None:
-                on_batch(batch, found, memory)
+            return [[h] for h in found]
+        return continuous_beam.beam(
+            model, sources, lengths, beam_size=options.beam_size,
+            length_penalty=options.penalty, n_best=options.n_best,
+            early_stopping=options.early_stopping, **common,
+        )  # fmt: skip
+    start = 0
+    while start < len(order):
+        size = continuous.batch_length(
+            len(sources[order[start]]), options.batch_size, options.batch_tokens
+        )
+        batch, start = order[start : start + size], start + size
+        lengths = [max_length(len(sources[i]), options.max_length, config) for i in batch]
+        found, memory = _search(
+            model, [sources[i] for i in batch], lengths, options, banned=banned,
+            force_eos=force_eos, keep_attention=keep_attention, generator=generator, beam=beam,
+        )  # fmt: skip
+        for i, hypotheses in zip(batch, found, strict=True):
+            results[i] = hypotheses
+        if on_batch is not None:
+            on_batch(batch, found, memory)
     return results
 
 
@@ -193,12 +190,14 @@ def _continuous(options: DecodingOptions, keep_attention: bool, beam: Callable) 
 
 def _exact_rows(model: nn.Module) -> bool:
     """Whether a row's numbers do not depend on the rows beside it, so that refilling rows
-    (heedful.continuous) changes no result: a float32 model on the CPU with the native kernels
-    (which read a row's keys in the same order, masked or not; PyTorch's batched products
-    change the last digits), not int8 (heedful.cpu.is_quantized)."""
+    (heedful.continuous) changes no result: a float32 model on the CPU built for inference
+    (heedful.inference: oneDNN's products; MKL's, under nn.Linear, change the last digits with
+    the batch's rows), with the native kernels (which read a row's keys in the same order,
+    masked or not; PyTorch's batched products change the last digits). Not int8 models: their
+    activations are quantised with one scale per product."""
     weight = next(model.parameters())
     cpu32 = weight.dtype == torch.float32 and weight.device.type == "cpu"
-    return cpu32 and native.available() and not is_quantized(model)
+    return cpu32 and native.available() and is_onednn(model)
 
 
 def _search(model, sources, max_lengths, options, *, banned, force_eos, keep_attention,

@@ -31,10 +31,10 @@ from torch import Tensor
 
 from heedful import decoding, real_input
 from heedful.attended import Attended
-from heedful.cpu import OneDNNWeights, quantize_model
 from heedful.decoding import EXTRA_LENGTH, DecodingOptions, _BeamCache
 from heedful.explain.alignment_methods import AlignmentMethod, method_from_meta
 from heedful.explain.alignment_spans import WordLink
+from heedful.inference import for_inference
 from heedful.lexicon import Lexicon
 from heedful.loading import load_model
 from heedful.model import Transformer
@@ -50,7 +50,6 @@ __all__ = [
     "Translator",
     "WordLink",
     "_BeamCache",
-    "quantize_model",
 ]
 
 
@@ -71,7 +70,6 @@ class Translator:
         self.tokenizer = tokenizer
         self.meta = meta or {}
         self.config = model.config
-        self._onednn_weights = OneDNNWeights()
         # words of nothing but unknown characters carried into the translation as they are
         # (heedful.unknown_words); off for imported models, which translate as their own tools do
         self.carry_unreadable = self.meta.get("generation", {}).get("carry_unreadable", True)
@@ -104,9 +102,7 @@ class Translator:
         or a Marian / OPUS-MT one saved by HF transformers); ``quantize="int8"``: dynamic int8
         linear layers (CPU)."""
         model, tokenizer, meta = load_model(model_dir, device=device, task="translation")
-        if quantize is not None:
-            model = quantize_model(model, quantize)
-        translator = cls(model, tokenizer, meta)
+        translator = cls(for_inference(model, quantize), tokenizer, meta)
         translator.lexicon = Lexicon.load(model_dir)
         return translator
 
@@ -179,7 +175,7 @@ class Translator:
         options = DecodingOptions.given(options, beam_size, **decoding_keywords)
         return decoding.generate(
             self.model, src_ids, options, banned=self.banned_ids(), force_eos=self.force_eos,
-            keep_attention=keep_attention, onednn_weights=self._onednn_weights,
+            keep_attention=keep_attention,
             beam=beam_search,  # looked up here at each call, where a test may replace it
             on_batch=on_batch,
         )  # fmt: skip

@@ -48,11 +48,11 @@ def run(args: argparse.Namespace) -> int:
     from heedful.explain.heads import (
         format_stats,
         head_stats,
-        make_batches,
-        save_stats_png,
         stats_json,
     )
+    from heedful.explain.heatmaps import save_stats_png
     from heedful.lm import DecoderOnlyLM
+    from heedful.training.batching import batches_in_order
 
     if args.max_sentences < 1 or args.batch_size < 1:
         raise ValueError("--max-sentences and --batch-size must be at least 1")
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     model, tokenizer, meta = load_model_dir(resolve_model(args.model), device=device)
     language_model = isinstance(model, DecoderOnlyLM)
     sources, targets = read_data(args.data, meta, language_model, args.max_sentences)
-    batches = make_batches(tokenizer, model.config, targets, sources, args.batch_size)
+    batches = batches_in_order(tokenizer, model.config, targets, sources, args.batch_size)
 
     with progress_bar(None, "head", quiet=args.quiet, desc="silencing heads") as bar:
 

@@ -95,7 +95,6 @@ def align_ids(
     and target words left out of the scores (placeholders, which the caller links itself), so
     that no other word links to them. ``pieces``: each pair's source and target pieces, if the
     caller has them."""
-    from heedful.cpu import onednn_linears
     from heedful.explain.capture import forced_cross
     from heedful.explain.erasure import erasure_scores
 
@@ -109,7 +108,7 @@ def align_ids(
             _link_apart(erasure_scores(model, src, tgt, *both), method, kept)
             for (src, tgt), both, kept in zip(pairs, pieces, apart, strict=True)
         ]
-    with torch.inference_mode(), onednn_linears(model, translator._onednn_weights):
+    with torch.inference_mode():
         found = forced_cross(model, list(pairs), method.layer, memories=memories)
     out = []
     heads = slice(None) if method.heads is None else list(method.heads)

@@ -17,21 +17,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from pathlib import Path
 
 import torch
 import torch.nn.functional as F
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 from torch import Tensor, nn
 
-from heedful.config import ModelConfig
-from heedful.data.corpus import Corpus
-from heedful.explain.views import KINDS, TITLES
+from heedful.explain.views import KINDS
 from heedful.lm import DecoderOnlyLM
 from heedful.model import HeadMask
-from heedful.tokenizer import Tokenizer
-from heedful.training.batching import Batch, collate
+from heedful.training.batching import Batch
 
 FIELDS = {"encoder": "encoder_self", "decoder": "decoder_self", "cross": "cross"}
 
@@ -44,27 +38,6 @@ class HeadStats:
     confidence: float
     entropy: float
     importance: float
-
-
-def make_batches(
-    tokenizer: Tokenizer,
-    config: ModelConfig,
-    targets: Sequence[str],
-    sources: Sequence[str] | None = None,
-    batch_size: int = 32,
-) -> list[Batch]:
-    """Teacher-forcing batches of ``batch_size`` pairs, in order, as training makes them
-    (``heedful.training.batching.collate``); ``sources`` None for a language model."""
-    encode = tokenizer.encode_batch
-    corpus = Corpus(
-        src=None if sources is None else encode(list(sources), add_eos=False),
-        tgt=encode(list(targets), add_eos=False),
-    )
-    ids = dict(start_id=config.start_id, eos_id=config.eos_id, pad_id=config.pad_id)
-    return [
-        collate(corpus, list(range(lo, min(lo + batch_size, len(corpus)))), **ids)
-        for lo in range(0, len(corpus), batch_size)
-    ]
 
 
 def kinds_of(model: nn.Module) -> list[str]:
@@ -184,66 +157,3 @@ def format_stats(stats: Sequence[HeadStats], top: int | None = None) -> str:
 def stats_json(stats: Sequence[HeadStats]) -> list[dict]:
     """Most important first; layers and heads counted from 1."""
     return [{**asdict(s), "layer": s.layer + 1, "head": s.head + 1} for s in ranked(stats)]
-
-
-def save_stats_png(stats: Sequence[HeadStats], path: str | Path) -> Path:
-    """One row per kind, one column per measure, each a layer x head map with its numbers."""
-    kinds = [k for k in KINDS if any(s.kind == k for s in stats)]
-    measures = [
-        ("importance", "loss rise when silenced", "RdBu_r"),
-        ("confidence", "mean max weight", "Blues"),
-        ("entropy", "mean entropy (nats)", "Purples"),
-    ]
-    grids = {}
-    for kind in kinds:
-        mine = [s for s in stats if s.kind == kind]
-        n_layers = 1 + max(s.layer for s in mine)
-        n_heads = 1 + max(s.head for s in mine)
-        for name, _, _ in measures:
-            grid = torch.full((n_layers, n_heads), float("nan"))
-            for s in mine:
-                grid[s.layer, s.head] = getattr(s, name)
-            grids[kind, name] = grid.numpy()
-    n_layers = max(g.shape[0] for g in grids.values())
-    n_heads = max(g.shape[1] for g in grids.values())
-    fig = Figure(
-        figsize=(3 * (1.2 + 0.55 * n_heads), len(kinds) * (1.3 + 0.45 * n_layers)), dpi=110
-    )
-    FigureCanvasAgg(fig)
-    axes = fig.subplots(len(kinds), len(measures), squeeze=False)
-    for r, kind in enumerate(kinds):
-        for c, (name, label, cmap) in enumerate(measures):
-            ax, grid = axes[r][c], grids[kind, name]
-            if name == "importance":
-                reach = max(float(abs(grid).max()), 1e-6)
-                vmin, vmax = -reach, reach
-            else:
-                vmin, vmax = 0.0, 1.0 if name == "confidence" else max(float(grid.max()), 1e-6)
-            image = ax.imshow(grid, cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
-            for (i, j), value in _cells(grid):
-                strength = abs(value) / vmax if name == "importance" else value / vmax
-                ax.text(
-                    j, i, f"{value:.3f}" if name == "importance" else f"{value:.2f}",
-                    ha="center", va="center", fontsize=7,
-                    color="white" if strength > 0.6 else "black",
-                )  # fmt: skip
-            ax.set_xticks(range(grid.shape[1]), [str(h + 1) for h in range(grid.shape[1])])
-            ax.set_yticks(range(grid.shape[0]), [str(x + 1) for x in range(grid.shape[0])])
-            ax.tick_params(labelsize=8)
-            ax.set_xlabel("head", fontsize=8)
-            if c == 0:
-                ax.set_ylabel(f"{TITLES[kind]}\nlayer", fontsize=9)
-            if r == 0:
-                ax.set_title(f"{name}: {label}", fontsize=9)
-            fig.colorbar(image, ax=ax, fraction=0.046, pad=0.03).ax.tick_params(labelsize=7)
-    fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="png")
-    return path
-
-
-def _cells(grid):
-    for i in range(grid.shape[0]):
-        for j in range(grid.shape[1]):
-            yield (i, j), float(grid[i, j])

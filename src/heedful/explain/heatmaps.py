@@ -1,4 +1,5 @@
-"""Heatmaps as PNG files: one labelled map, or a grid of every layer (rows) by head (columns).
+"""Heatmaps as PNG files: one labelled map, or a grid of every layer (rows) by head (columns);
+and the head statistics' maps (``heedful.explain.heads``, ``save_stats_png``).
 
 Drawn with matplotlib's Agg canvas directly (no pyplot, so no global state and no display).
 Rows are the queries (who attends), columns the keys (what they attend to); darker = more. The
@@ -7,12 +8,15 @@ colour scale runs from 0 to the largest weight drawn (shared by every map of a g
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
+import torch
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from heedful.explain.views import TITLES, AttentionView, short
+from heedful.explain.heads import HeadStats
+from heedful.explain.views import KINDS, TITLES, AttentionView, short
 
 CMAP = "Blues"
 AXIS_NAMES = {
@@ -107,3 +111,66 @@ def _save(fig: Figure, path: str | Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, format="png")
     return path
+
+
+def save_stats_png(stats: Sequence[HeadStats], path: str | Path) -> Path:
+    """One row per kind, one column per measure, each a layer x head map with its numbers."""
+    kinds = [k for k in KINDS if any(s.kind == k for s in stats)]
+    measures = [
+        ("importance", "loss rise when silenced", "RdBu_r"),
+        ("confidence", "mean max weight", "Blues"),
+        ("entropy", "mean entropy (nats)", "Purples"),
+    ]
+    grids = {}
+    for kind in kinds:
+        mine = [s for s in stats if s.kind == kind]
+        n_layers = 1 + max(s.layer for s in mine)
+        n_heads = 1 + max(s.head for s in mine)
+        for name, _, _ in measures:
+            grid = torch.full((n_layers, n_heads), float("nan"))
+            for s in mine:
+                grid[s.layer, s.head] = getattr(s, name)
+            grids[kind, name] = grid.numpy()
+    n_layers = max(g.shape[0] for g in grids.values())
+    n_heads = max(g.shape[1] for g in grids.values())
+    fig = Figure(
+        figsize=(3 * (1.2 + 0.55 * n_heads), len(kinds) * (1.3 + 0.45 * n_layers)), dpi=110
+    )
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(len(kinds), len(measures), squeeze=False)
+    for r, kind in enumerate(kinds):
+        for c, (name, label, cmap) in enumerate(measures):
+            ax, grid = axes[r][c], grids[kind, name]
+            if name == "importance":
+                reach = max(float(abs(grid).max()), 1e-6)
+                vmin, vmax = -reach, reach
+            else:
+                vmin, vmax = 0.0, 1.0 if name == "confidence" else max(float(grid.max()), 1e-6)
+            image = ax.imshow(grid, cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
+            for (i, j), value in _cells(grid):
+                strength = abs(value) / vmax if name == "importance" else value / vmax
+                ax.text(
+                    j, i, f"{value:.3f}" if name == "importance" else f"{value:.2f}",
+                    ha="center", va="center", fontsize=7,
+                    color="white" if strength > 0.6 else "black",
+                )  # fmt: skip
+            ax.set_xticks(range(grid.shape[1]), [str(h + 1) for h in range(grid.shape[1])])
+            ax.set_yticks(range(grid.shape[0]), [str(x + 1) for x in range(grid.shape[0])])
+            ax.tick_params(labelsize=8)
+            ax.set_xlabel("head", fontsize=8)
+            if c == 0:
+                ax.set_ylabel(f"{TITLES[kind]}\nlayer", fontsize=9)
+            if r == 0:
+                ax.set_title(f"{name}: {label}", fontsize=9)
+            fig.colorbar(image, ax=ax, fraction=0.046, pad=0.03).ax.tick_params(labelsize=7)
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, format="png")
+    return path
+
+
+def _cells(grid):
+    for i in range(grid.shape[0]):
+        for j in range(grid.shape[1]):
+            yield (i, j), float(grid[i, j])

@@ -9,7 +9,7 @@ queue empties after large work, ``give_back`` calls ``malloc_trim(0)``, which re
 page of every arena. Nothing happens where the C library is not glibc.
 
 malloc_trim returns only memory that is free. Most of what stayed after a peak was not: the
-float32 linear layers compute through oneDNN (``heedful.cpu``), and oneDNN and PyTorch's ideep
+float32 linear layers compute through oneDNN (``heedful.inference``), and oneDNN and PyTorch's ideep
 layer above it each keep the last 1024 primitives they built (kernels and their descriptions),
 one for every product shape. Beam search's row count changes at every sentence that ends, so
 maximal requests (32 texts at beam 8) built hundreds of them, and they stayed: four at once left

@@ -18,13 +18,19 @@ A language model's corpus has no source side: its batches have ``src`` None, and
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import torch
 from torch import Tensor, nn
 
 from heedful.data.corpus import Corpus
 from heedful.masks import pad
+
+if TYPE_CHECKING:
+    from heedful.config import ModelConfig
+    from heedful.tokenizer import Tokenizer
 
 
 def make_batches(
@@ -169,3 +175,25 @@ class BatchStream:
             out.append(self._batches[self.index])
             self.index += 1
         return out
+
+
+def batches_in_order(
+    tokenizer: Tokenizer,
+    config: ModelConfig,
+    targets: Sequence[str],
+    sources: Sequence[str] | None = None,
+    batch_size: int = 32,
+) -> list[Batch]:
+    """Teacher-forcing batches of ``batch_size`` pairs of texts, in the order given, made as
+    training makes them (``collate``); ``sources`` None for a language model. For measuring a
+    trained model on data (``heedful.explain.heads``)."""
+    encode = tokenizer.encode_batch
+    corpus = Corpus(
+        src=None if sources is None else encode(list(sources), add_eos=False),
+        tgt=encode(list(targets), add_eos=False),
+    )
+    ids = dict(start_id=config.start_id, eos_id=config.eos_id, pad_id=config.pad_id)
+    return [
+        collate(corpus, list(range(lo, min(lo + batch_size, len(corpus)))), **ids)
+        for lo in range(0, len(corpus), batch_size)
+    ]

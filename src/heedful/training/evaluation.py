@@ -66,12 +66,10 @@ def translate(
     beam_size: int = 1,
     batch_sentences: int = 64,
 ) -> list[str]:
-    """Translate ``texts`` with the model as it is now (in eval mode; its mode is restored)."""
+    """Translate ``texts`` with the model as it is now, through a copy built for inference
+    (``heedful.inference``); the model itself is unchanged."""
+    from heedful.inference import inference_copy
     from heedful.translator import Translator
 
-    was_training = model.training
-    try:
-        translator = Translator(model, tokenizer, meta)
-        return translator.translate(texts, beam_size=beam_size, batch_size=batch_sentences)
-    finally:
-        model.train(was_training)
+    translator = Translator(inference_copy(model), tokenizer, meta)
+    return translator.translate(texts, beam_size=beam_size, batch_size=batch_sentences)
