@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from heedful.bundled import model_dir
+from heedful.casing import uncapitalise
 from heedful.explain.paragraphs import block_diagonal
 from heedful.explain.words import to_words
 from heedful.lexicon import FILE, Lexicon, strip_accents
@@ -35,6 +36,40 @@ def test_words_are_counted_in_lower_case_most_frequent_first_and_written(tmp_pat
     assert Lexicon.load(tmp_path).words == SPANISH.words
     assert (tmp_path / FILE).read_text(encoding="utf-8").startswith("el\nbaño\n")
     assert Lexicon.load(tmp_path / "nowhere") is None
+
+
+def test_each_word_keeps_its_usual_form_inside_a_sentence(tmp_path):
+    lexicon = Lexicon.count(
+        [
+            "Vivo en Lisboa.",
+            "Lisboa es bonita. Ana vive en Lisboa.",  # opening a sentence: no say in the form
+            "«Casa» no es «casa». La casa es de Tom.",
+            "I don't know. T-shirts, I said.",
+        ]
+    )
+    assert lexicon.words[:3] == ["casa", "es", "lisboa"]  # 3 times each, in any case
+    assert lexicon.forms[:3] == ["casa", "es", "Lisboa"]  # «Casa» opens a quotation
+    assert [lexicon.usual_case(w) for w in ("LISBOA", "CASA", "TOM", "ANA", "ZZZ")] == [
+        "Lisboa",
+        "casa",
+        "Tom",
+        "ana",
+        None,
+    ]  # fmt: skip ("Ana" only ever opens a sentence)
+    assert lexicon.usual_case("I") == "I" and lexicon.usual_case("T") == "t"  # "don't" counts
+    lexicon.write(tmp_path)
+    again = Lexicon.load(tmp_path)
+    assert again.forms == lexicon.forms and again.words == lexicon.words
+    assert uncapitalise("VIVO EN LISBOA CON TOM.", lambda w: (0,), usual=lexicon.usual_case) == (
+        "Vivo en Lisboa con Tom."
+    )
+
+
+def test_a_sentence_in_capitals_translates_as_its_usual_casing_does(bundled):
+    es_en = bundled["es-en"]
+    for text in ("Mi hermana vive en Lisboa.", "Tom y María viven en París."):
+        cased, capitals = es_en.translate([text, text.upper()], beam_size=4)
+        assert capitals == cased.upper()
 
 
 def test_capitalised_words_never_read_are_names_with_their_capitalised_neighbours():

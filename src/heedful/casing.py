@@ -11,10 +11,11 @@ word only). On 300 dev sentences of each bundled model, case-insensitive BLEU of
 variant went from 0.2% of the clean input's to 99% (es -> en) and 97% (en -> fr), where lowering
 all but the first letter reached 95% and 87%; Title Case went from 27% and 14% to 99% and 97%.
 
-Which form of a word is commoner, the vocabulary tells: sentencepiece keeps a frequent word whole
-and breaks a rare one, so the form in fewer pieces wins ("▁Paris" against "▁par" "is"), and,
-between two single pieces, the one with the higher score (a unigram model's log-probability, or
-BPE's earlier merge: "▁I" against "▁i").
+Which form of a word is usual, the model's word list tells, if its directory has one
+(heedful.lexicon: the training text's own form, "Lisboa"). Otherwise the vocabulary guesses:
+sentencepiece keeps a frequent word whole and breaks a rare one, so the form in fewer pieces
+wins ("▁Paris" against "▁par" "is"), and, between two single pieces, the one with the higher
+score (a unigram model's log-probability, or BPE's earlier merge: "▁I" against "▁i").
 """
 
 from __future__ import annotations
@@ -44,11 +45,16 @@ def is_title_case(text: str, ignore: Collection[str] = ()) -> bool:
 
 
 def uncapitalise(
-    text: str, cost: Callable[[str], tuple[float, ...]], keep: Collection[str] = ()
+    text: str,
+    cost: Callable[[str], tuple[float, ...]],
+    keep: Collection[str] = (),
+    usual: Callable[[str], str | None] | None = None,
 ) -> str:
     """``text`` (ALL CAPS or Title Case) as ordinarily written: each word that is in capitals or
-    capitalised lowered, or capitalised where ``cost`` (lower is commoner) prefers that; the
-    first letter capitalised. Words in ``keep`` (placeholders) stay as they are."""
+    capitalised as ``usual`` writes it, if it knows the word (the training text's own form,
+    heedful.lexicon: "LISBOA" -> "Lisboa"), else lowered, or capitalised where ``cost`` (lower
+    is commoner) prefers that; the first letter capitalised. Words in ``keep`` (placeholders)
+    stay as they are."""
 
     def choose(match: re.Match[str]) -> str:
         word = match.group()
@@ -58,6 +64,9 @@ def uncapitalise(
             or word[1:] not in (word[1:].lower(), word[1:].upper())
         ):
             return word  # a placeholder, a lower-case word, or "McDonald"
+        form = None if usual is None else usual(word)
+        if form is not None:
+            return form
         return min((word.lower(), word.capitalize()), key=cost)
 
     out = _WORD.sub(choose, text)

@@ -1,9 +1,13 @@
 """The words a model read in training, and what they tell about the words of new input.
 
-A model directory may hold ``source-words.txt``: every word of the training sources in lower
-case, one a line, the most frequent first (``heedful train`` writes it; ``Lexicon.count``). Two
-uses follow, both for words the model never read:
+A model directory may hold ``source-words.txt``: every word of the training sources, one a line,
+the most frequent first (``heedful train`` writes it; ``Lexicon.count``), in lower case unless
+the training text usually writes it otherwise inside a sentence ("Lisboa", "Tom", "I"). Three
+uses follow:
 
+* **Usual case.** An ALL CAPS or Title Case sentence is given to the model as usually written
+  (heedful.casing): "MI HERMANA VIVE EN LISBOA." as "Mi hermana vive en Lisboa.", since the
+  training text writes "Lisboa" so; without a word list, the vocabulary guesses.
 * **Unseen names.** A capitalised word the model never read is almost always a name, and a name
   it never read it garbles ("Callum" -> "Rumitude", "Ismael aprende" -> "Ismaholics"). Such a
   word, with the capitalised words next to it ("Port Muhima", "Simon Sykes"), is a span for
@@ -30,15 +34,18 @@ from heedful.textmap import Span
 
 FILE = "source-words.txt"
 _PART = re.compile(r"[^\W\d_]+")  # the letters of a word; "S'fiso", "Nimrat-Cola" have two
+_OPENING = ".!?¡¿:;\"'«»“”„—–-(…"  # after these a word may open a sentence, or a quotation
 _WORD = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")
 
 
 class Lexicon:
-    """Words in lower case, most frequent first."""
+    """Words, most frequent first: ``words`` in lower case, ``forms`` as usually written."""
 
-    def __init__(self, words: Iterable[str]):
-        self.words = list(words)
+    def __init__(self, forms: Iterable[str]):
+        self.forms = list(forms)
+        self.words = [form.lower() for form in self.forms]
         self._known = set(self.words)
+        self._usual = {form.lower(): form for form in self.forms if not form.islower()}
         self._accented: dict[str, str] = {}  # the word without accents -> the most frequent
         for word in self.words:
             bare = strip_accents(word)
@@ -47,9 +54,24 @@ class Lexicon:
 
     @classmethod
     def count(cls, sentences: Iterable[str]) -> Lexicon:
-        """The words of ``sentences``, most frequent first (ties in alphabetical order)."""
-        counts = Counter(w for s in sentences for w in _PART.findall(s.lower()))
-        return cls(sorted(counts, key=lambda w: (-counts[w], w)))
+        """The words of ``sentences``, most frequent first (ties in alphabetical order), each in
+        its commonest form where it does not open a sentence or a quotation ("Lisboa", "I");
+        lower case if that form is, or if the word only ever opens one."""
+        counts: Counter[str] = Counter()
+        inside: Counter[str] = Counter()  # the forms written after a sentence's first word
+        for sentence in sentences:
+            for match in _PART.finditer(sentence):
+                word = match.group()
+                counts[word.lower()] += 1
+                if _inside(sentence, match.start()):
+                    inside[word] += 1
+        usual: dict[str, tuple[int, str]] = {}
+        for form, n in inside.items():
+            low = form.lower()
+            if (n, form) > usual.get(low, (0, "")):
+                usual[low] = (n, form)
+        ranked = sorted(counts, key=lambda w: (-counts[w], w))
+        return cls(usual.get(w, (0, w))[1] for w in ranked)
 
     @classmethod
     def load(cls, directory: str | Path) -> Lexicon | None:
@@ -63,7 +85,7 @@ class Lexicon:
         """Into a model directory, whole or not at all."""
         path = Path(directory) / FILE
         partial = path.with_name(f".{FILE}.partial")
-        partial.write_text("".join(f"{w}\n" for w in self.words), encoding="utf-8")
+        partial.write_text("".join(f"{w}\n" for w in self.forms), encoding="utf-8")
         os.replace(partial, path)
 
     def __len__(self) -> int:
@@ -74,6 +96,12 @@ class Lexicon:
         ``accents``, typed without accents it has ("tambien")."""
         parts = [p for p in _PART.findall(word.lower()) if len(p) > 1]
         return all(p in self._known or accents and p in self._accented for p in parts)
+
+    def usual_case(self, word: str) -> str | None:
+        """``word`` as the training text usually writes it ("LISBOA" -> "Lisboa", "CASA" ->
+        "casa"); None for a word it never read."""
+        low = word.lower()
+        return self._usual.get(low, low) if low in self._known else None
 
     def unseen_names(self, text: str) -> list[Span]:
         """Runs of capitalised words, next to one another, with a word the model never read:
@@ -101,6 +129,15 @@ class Lexicon:
             return word if found is None or len(found) != len(word) else found
 
         return _PART.sub(restored, text)
+
+
+def _inside(sentence: str, start: int) -> bool:
+    """Whether the word at ``start`` goes on a sentence: it does not open the sentence or a
+    quotation (after ". ", "¿", "«"...); the part after an apostrophe ("don't") goes on."""
+    if start >= 2 and sentence[start - 1] in "'’" and sentence[start - 2].isalpha():
+        return True
+    before = sentence[:start].rstrip()
+    return bool(before) and before[-1] not in _OPENING
 
 
 def strip_accents(word: str) -> str:

@@ -200,7 +200,8 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
     cased = translator.uncapitalise
     caps = cased and is_all_caps(text, placeholders, short=in_capitals)
     if caps or cased and is_title_case(text, placeholders):
-        text = uncapitalise(text, translator._rarity, placeholders)
+        usual = None if translator.lexicon is None else translator.lexicon.usual_case
+        text = uncapitalise(text, translator._rarity, placeholders, usual)
     if translator.lexicon is not None and translator.protect_spans:
         text = translator.lexicon.restore_accents(text)
     return Prepared(sentence, text, protected, caps)
