@@ -136,6 +136,8 @@ def test_grow_diag_final_and_of_both_argmax_directions():
     grown = {(0, 0), (1, 0), (3, 2), (3, 1), (2, 1)}
     assert link(scores, links="grow-diag-final-and") == grown
     assert link(scores) == {(0, 0), (3, 1), (3, 2)}
+    # the links both directions agree on: target 1 and sources 1, 2 stay unaligned
+    assert link(scores, links="intersection") == {(0, 0), (3, 2)}
     assert link(torch.zeros(0, 3)) == set()
 
 

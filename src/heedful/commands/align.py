@@ -68,7 +68,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--normalize", choices=("target", "source"), help="per target word (as is) or source word"
     )
     parser.add_argument(
-        "--links", choices=("argmax", "grow-diag-final-and"), help="one per target word, or both"
+        "--links",
+        choices=("argmax", "intersection", "grow-diag-final-and"),
+        help="one per target word, or both directions: the links they agree on, or grown",
     )
     parser.add_argument(
         "--beam", type=int, default=4, metavar="K", help="beam size (default 4); 1 is greedy"

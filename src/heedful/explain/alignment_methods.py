@@ -20,9 +20,11 @@ and averages over a target word's pieces.
 
 ``normalize="source"`` divides each source word's column by its total, so that a source word
 every target step looks at (a sentence-final full stop) no longer wins every row. ``links``:
-``argmax`` links each target word to its best source word; ``grow-diag-final-and`` also takes
-each source word's best target word and symmetrises the two sets as Koehn et al. (2005) do for
-two directions of a statistical aligner (``heedful.wordalign.symmetrize``).
+``argmax`` links each target word to its best source word; ``intersection`` and
+``grow-diag-final-and`` also take each source word's best target word and symmetrise the two
+sets as Koehn et al. (2005) do for two directions of a statistical aligner
+(``heedful.wordalign.symmetrize``): the links both agree on (precise; a word may stay
+unaligned), or those grown from them towards the union.
 
 A model directory records the method to use in its config.json, under ``"alignment"``::
 
@@ -51,7 +53,7 @@ from heedful.wordalign import symmetrize
 METHODS = ("predict", "shift", "erase")
 ATTENTION_METHODS = ("predict", "shift")
 NORMALIZATIONS = ("target", "source")
-LINKINGS = ("argmax", "grow-diag-final-and")
+LINKINGS = ("argmax", "intersection", "grow-diag-final-and")
 RECORD_KEY = "alignment"
 
 
