@@ -4,6 +4,7 @@ import pytest
 import torch
 
 from heedful import DecoderOnlyLM, HeadMask, ModelConfig, Transformer
+from heedful.beam_cache import reorder_beams
 from heedful.kv_cache import BeamKeyValue
 from heedful.layers import sinusoidal_positions
 
@@ -128,7 +129,7 @@ def test_beam_cache_follows_each_beams_history(variant, weights):
         step = model.decode_step(history, cache)
         index = torch.arange(n).repeat_interleave(K)  # each sentence's K beams from its one row
         for t in range(5):
-            cache = step.cache.reorder(index, K)
+            cache = reorder_beams(step.cache, index, K)
             assert isinstance(cache.self_kv[0], BeamKeyValue)
             sources, history = sources[index], history[index]
             tokens = torch.randint(3, V, (len(index), 1), generator=g)
@@ -154,9 +155,9 @@ def test_beam_cache_reorders_without_copying():
     with torch.no_grad():
         step = model.decode_step(torch.full((2, 1), model.config.start_id),
                                  model.start_decoding(model.encode(src)))  # fmt: skip
-        cache = step.cache.reorder(torch.tensor([0, 0, 1, 1]), 2)
+        cache = reorder_beams(step.cache, torch.tensor([0, 0, 1, 1]), 2)
         step = model.decode_step(torch.tensor([[5], [6], [7], [8]]), cache)
-        swapped = step.cache.reorder(torch.tensor([1, 1, 3, 2]), 2)
+        swapped = reorder_beams(step.cache, torch.tensor([1, 1, 3, 2]), 2)
     for before, after in zip(step.cache.self_kv, swapped.self_kv, strict=True):
         assert after.room is before.room  # the same buffers: only the beams' origins moved
         assert after.history.origin.tolist() == [[0, 1], [0, 1], [0, 1], [0, 0]]
@@ -180,7 +181,7 @@ def test_a_cache_with_capacity_never_grows_and_decodes_the_same(beams):
         index = torch.arange(n).repeat_interleave(beams)
         history, buffers = history[index], None
         for _ in range(T - 1):
-            cache = step.cache.reorder(index, beams) if beams > 1 else step.cache
+            cache = reorder_beams(step.cache, index, beams) if beams > 1 else step.cache
             tokens = torch.randint(3, V, (n * beams, 1), generator=g)
             history = torch.cat([history, tokens], 1)
             step = model.decode_step(tokens, cache)
@@ -204,10 +205,10 @@ def test_a_beam_cache_keeps_its_room_when_a_sentence_leaves():
         step = model.decode_step(torch.full((n, 1), model.config.start_id),
                                  model.start_decoding(memory, capacity=T))  # fmt: skip
         first, second = torch.arange(5, 11).view(n * K, 1), torch.arange(11, 15).view(4, 1)
-        beams = step.cache.reorder(torch.arange(n).repeat_interleave(K), K)
+        beams = reorder_beams(step.cache, torch.arange(n).repeat_interleave(K), K)
         step = model.decode_step(first, beams)
         kept = torch.tensor([0, 1, 4, 5])  # sentence 1 leaves
-        cache = step.cache.reorder(kept, K)
+        cache = reorder_beams(step.cache, kept, K)
         rooms = [kv.room for kv in cache.self_kv]
         assert all(room.capacity == T and room.k.shape[0] == 2 for room in rooms)
         step = model.decode_step(second, cache)

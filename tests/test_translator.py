@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import pytest
 import torch
 
+from heedful.beam_cache import BeamCache
 from heedful.checkpoint import save_model_dir
 from heedful.config import ModelConfig
 from heedful.explain.align import align, penultimate
@@ -18,7 +19,7 @@ from heedful.lm import DecoderOnlyLM
 from heedful.model import Transformer
 from heedful.search import LengthPenalty, Stepped, beam_search, greedy_search
 from heedful.tokenizer import Tokenizer
-from heedful.translator import Sampling, Translator, _BeamCache
+from heedful.translator import Sampling, Translator
 from heedful.unknown_words import put_back, split_unreadable
 
 TEXTS = [
@@ -131,7 +132,7 @@ def test_beams_share_one_copy_of_the_cross_attention_keys_and_values(translator,
     leaves the batch."""
     model = translator.model
     memory = model.encode(translator._pad(sources(tokenizer)[:3]))
-    shared = _BeamCache(model.start_decoding(memory), group=2)
+    shared = BeamCache(model.start_decoding(memory), group=2)
     copied = model.start_decoding(memory)
     first = torch.tensor([0, 0, 1, 1, 2, 2])  # the first step: 2 beams from each sentence
     tokens = torch.randint(4, model.config.tgt_vocab_size, (6, 1), generator=torch.Generator())
@@ -146,7 +147,7 @@ def test_beams_share_one_copy_of_the_cross_attention_keys_and_values(translator,
             b = model.decode_step(tokens, copied, return_attention=True)
         torch.testing.assert_close(a.logits, b.logits, atol=1e-5, rtol=1e-5)
         torch.testing.assert_close(a.attention.cross, b.attention.cross, atol=1e-6, rtol=1e-6)
-        shared, copied = _BeamCache(a.cache, 2), b.cache
+        shared, copied = BeamCache(a.cache, 2), b.cache
 
 
 @dataclass

@@ -16,6 +16,7 @@ import torch
 from torch import nn
 
 from heedful import continuous
+from heedful.beam_cache import reorder_beams
 from heedful.model import Memory
 from heedful.search import NEG_INF, Hypothesis, LengthPenalty
 from heedful.search import _add_finished as add_finished
@@ -115,7 +116,7 @@ def beam(
         next_list = next_tokens.view(-1).tolist()
         histories = [histories[r] + [t] for r, t in zip(index.tolist(), next_list, strict=True)]
         inputs, scores = next_tokens.view(-1, 1), kept_scores
-        cache = out.cache.reorder(index, K)
+        cache = reorder_beams(out.cache, index, K)
         for slot in slots:
             slot.steps += 1
         more = min(

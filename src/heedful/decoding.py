@@ -5,7 +5,7 @@ encoder-decoder model and the searches of ``heedful.search``.
             -> greedy / beam search / sampling -> hypotheses, in the caller's order
 
 The searches see the model only through ``step(tokens, cache)``; beam search's rows come
-``beam_size`` per sentence, and ``_BeamCache`` lets those rows share one copy of their sentence's
+``beam_size`` per sentence, and ``BeamCache`` lets those rows share one copy of their sentence's
 cross-attention keys and values. Special ids (pad, end of sentence, the decoder's start token)
 come from ``model.config``.
 """
@@ -21,9 +21,10 @@ import torch
 from torch import Tensor, nn
 
 from heedful import continuous, continuous_beam, native
+from heedful.beam_cache import BeamCache
 from heedful.inference import is_onednn
 from heedful.masks import pad
-from heedful.model import DecoderCache, Memory
+from heedful.model import Memory
 from heedful.search import (
     Hypothesis,
     LengthPenalty,
@@ -109,18 +110,6 @@ class DecodingOptions:
             changes["beam_size"] = beam_size
         options = cls() if options is None else options
         return replace(options, **changes) if changes else options
-
-
-@dataclass
-class _BeamCache:
-    """A DecoderCache whose rows come ``group`` beams per sentence: the beams share one copy of
-    their sentence's cross-attention keys and values (see ``DecoderCache.reorder``)."""
-
-    inner: DecoderCache
-    group: int
-
-    def reorder(self, index: Tensor) -> _BeamCache:
-        return _BeamCache(self.inner.reorder(index, self.group), self.group)
 
 
 @torch.inference_mode()
@@ -214,7 +203,7 @@ def _search(model, sources, max_lengths, options, *, banned, force_eos, keep_att
                         memory.mask.repeat_interleave(draws, 0))  # fmt: skip
         max_lengths = [n for n in max_lengths for _ in range(draws)]
     # the decoder reads the start token and at most max_length - 1 generated tokens
-    cache = _BeamCache(model.start_decoding(memory, max(max_lengths)), beam_size)
+    cache = BeamCache(model.start_decoding(memory, max(max_lengths)), beam_size)
     rows = len(max_lengths)
     start = torch.full((rows, 1), config.start_id, dtype=torch.long, device=src.device)
     step = step_function(model, keep_attention)
@@ -241,16 +230,16 @@ def _search(model, sources, max_lengths, options, *, banned, force_eos, keep_att
 
 
 def step_function(model: nn.Module, keep_attention: bool):
-    """``step(tokens, cache) -> Stepped`` for the searches, over a ``_BeamCache``."""
+    """``step(tokens, cache) -> Stepped`` for the searches, over a ``BeamCache``."""
 
-    def step(tokens: Tensor, cache: _BeamCache) -> Stepped:
+    def step(tokens: Tensor, cache: BeamCache) -> Stepped:
         out = model.decode_step(tokens, cache.inner, return_attention=keep_attention)
         trace = ()
         if keep_attention:  # [L, B, H, 1, *] -> [B, L, H, *]
             attention = out.attention
             trace = (attention.decoder_self[:, :, :, -1].transpose(0, 1),
                      attention.cross[:, :, :, -1].transpose(0, 1))  # fmt: skip
-        return Stepped(out.logits[:, -1], _BeamCache(out.cache, cache.group), trace)
+        return Stepped(out.logits[:, -1], BeamCache(out.cache, cache.group), trace)
 
     return step
 

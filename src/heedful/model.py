@@ -76,35 +76,18 @@ class DecoderCache:
     capacity: int = 0
     starts: Tensor | None = None
 
-    def reorder(self, index: Tensor, group: int = 1) -> DecoderCache:
-        """Keep and reorder batch rows (beams, or finished sentences leaving the batch).
-
-        The cross-attention keys and values may be kept once per source while several rows
-        (beams) read them: ``group`` says that the new rows come ``group`` per source, each group
-        continuing rows of one source. They are copied only when sources leave or move.
-        """
-        sources = self.memory_mask.shape[0]
-        starts = self.starts
-        if starts is not None and group == 1:
-            starts = starts.index_select(0, index)  # one row per source
-        self_kv = self.self_kv
-        if group > 1 and type(self_kv[0]) is KeyValue and self_kv[0].k.shape[0] == sources:
-            # one row per source becomes ``group`` beams, in a cache that beams never copy
-            self_kv = BeamKeyValue.from_first_step(self_kv, group)
-            index = index * group  # source i's row is now its first beam's
-        selected = [None if kv is None else kv.select(index) for kv in self_kv]
-        if isinstance(selected[0], BeamKeyValue):
-            kept = selected[0].history.kept  # worked out once, for every layer
-        else:
-            rows = sources if self_kv[0] is None else self_kv[0].k.shape[0]
-            kept = kept_sources(index.view(-1, group)[:, 0] // (rows // sources), sources)
-        if starts is not None and group > 1 and kept is not None:  # one start per source
-            starts = starts.index_select(0, kept)
+    def reorder(self, index: Tensor) -> DecoderCache:
+        """Keep and reorder batch rows, one row per source (a sentence's next token chosen, or
+        finished sentences leaving the batch). A cache whose rows are beams, several per
+        source, reorders with ``heedful.beam_cache``."""
+        starts = None if self.starts is None else self.starts.index_select(0, index)
+        self_kv = [None if kv is None else kv.select(index) for kv in self.self_kv]
+        kept = kept_sources(index, self.memory_mask.shape[0])
         if kept is None:  # every source stays where it was
-            return replace(self, self_kv=selected, starts=starts)
+            return replace(self, self_kv=self_kv, starts=starts)
         return replace(
             self,
-            self_kv=selected,
+            self_kv=self_kv,
             starts=starts,
             cross_kv=[kv.select(kept) for kv in self.cross_kv],
             memory_mask=self.memory_mask.index_select(0, kept),

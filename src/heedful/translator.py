@@ -31,7 +31,7 @@ from torch import Tensor
 
 from heedful import decoding, real_input
 from heedful.attended import Attended
-from heedful.decoding import EXTRA_LENGTH, DecodingOptions, _BeamCache
+from heedful.decoding import EXTRA_LENGTH, DecodingOptions
 from heedful.explain.alignment_methods import AlignmentMethod, method_from_meta
 from heedful.explain.alignment_spans import WordLink
 from heedful.inference import for_inference
@@ -49,7 +49,6 @@ __all__ = [
     "Translation",
     "Translator",
     "WordLink",
-    "_BeamCache",
 ]
 
 
