@@ -140,12 +140,22 @@ def test_a_protected_span_links_to_itself(bundled, name, text, spans):
         assert touching[0].source_word == touching[0].target_word == span
         assert [k.target for k in found.alignment if k.target_word == span] == [touching[0].target]
     assert not any(link.target_word in NAMES for link in found.alignment)
-    # every other word is linked too (argmax), though the model may attend to the placeholder
-    outside = found.text
+    # every other word is linked too when each target word is linked (argmax; the recorded
+    # intersection keeps those of its links the other direction agrees on), though the model may
+    # attend to the placeholder
+    translator = bundled[name]
+    try:
+        translator.alignment_method = replace(translator.resolved_alignment(), links="argmax")
+        (argmax,) = translator.translate([text], alignments=True)
+    finally:
+        translator.alignment_method = None
+    pairs = {(k.source, k.target) for k in argmax.alignment}
+    assert {(k.source, k.target) for k in found.alignment} <= pairs
+    outside = argmax.text
     for span in spans:
         outside = outside.replace(span, " " * len(span))
     others = {(s, e) for s, e in words(outside) if any(c.isalnum() for c in outside[s:e])}
-    assert others <= {k.target for k in found.alignment}
+    assert others <= {k.target for k in argmax.alignment}
 
 
 def test_a_word_carried_past_the_model_links_to_where_it_was_put_back(bundled):
