@@ -370,6 +370,8 @@ def test_int8_quantization(model_dir, tokenizer):
     assert all(isinstance(t, str) for t in translator.translate(TEXTS, beam_size=2))
     with pytest.raises(ValueError, match="int8"):
         for_inference(make_model(tokenizer), "int4")
+    with pytest.raises(ValueError, match="int8 runs on the CPU; this model is on meta"):
+        for_inference(make_model(tokenizer).to("meta"), "int8")
 
 
 def test_int8_fuses_self_attention_projections_and_folds_the_logits_bias(tokenizer):

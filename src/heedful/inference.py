@@ -45,6 +45,8 @@ def for_inference(model: nn.Module, quantize: str | None = None) -> nn.Module:
         raise ValueError(f"unknown quantization {quantize!r}; the only one is int8")
     model.eval()
     weight = next(model.parameters())
+    if quantize is not None and weight.device.type != "cpu":
+        raise ValueError(f"int8 runs on the CPU; this model is on {weight.device}")
     if weight.device.type != "cpu" or (weight.dtype != torch.float32 and quantize is None):
         return model
     if quantize is None and not onednn_available():
