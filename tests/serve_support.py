@@ -9,6 +9,7 @@ goes on; an end-of-sentence bias makes some translations end sooner.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import itertools
 import socket
@@ -85,3 +86,13 @@ def live_server(*arguments: str, log: Path, seconds: float = 120):
         finally:
             process.terminate()
             process.wait(timeout=30)
+
+
+async def until(condition, seconds: float = 20.0) -> None:
+    """Wait (polling every 10 ms) for ``condition()`` to hold; an AssertionError after
+    ``seconds``."""
+    for _ in range(int(seconds / 0.01)):
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("condition not met in time")

@@ -19,7 +19,7 @@ import httpx
 import pytest
 import torch
 from fastapi.testclient import TestClient
-from serve_support import SOURCE, make_model_dir, tatoeba_pairs
+from serve_support import SOURCE, make_model_dir, tatoeba_pairs, until
 
 from heedful import native
 from heedful.commands.serve import model_dirs
@@ -68,14 +68,6 @@ def blocked(app, name="es-en"):
         yield app.state.workers[name]
     finally:
         gate.set()
-
-
-async def until(condition, seconds=20.0):
-    for _ in range(int(seconds / 0.01)):
-        if condition():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("condition not met in time")
 
 
 def assert_weights(got, expected: torch.Tensor) -> None:

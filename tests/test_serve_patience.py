@@ -13,7 +13,7 @@ import time
 
 import httpx
 import pytest
-from serve_support import make_model_dir
+from serve_support import make_model_dir, until
 
 from heedful.serve import create_app
 from heedful.serve import worker as worker_module
@@ -115,7 +115,7 @@ def test_a_request_left_waiting_between_its_batches_is_504(model_dir, monkeypatc
     assert r.status_code == 504 and "0.3 s" in r.json()["detail"]
     assert seconds >= 3 * 0.05 + 0.3
     worker = app.state.workers["es-en"]
-    asyncio.run(_until(lambda: worker.counters.waiting == 0 and worker._queue == []))
+    asyncio.run(until(lambda: worker.counters.waiting == 0 and worker._queue == []))
     assert model.batches == 3
 
 
@@ -158,14 +158,6 @@ def test_an_attention_call_is_cut_waiting_but_not_running(model_dir, monkeypatch
     assert waiting.status_code == 504
 
 
-async def _until(condition, seconds=10.0):
-    for _ in range(int(seconds / 0.01)):
-        if condition():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("condition not met in time")
-
-
 # --- memory -----------------------------------------------------------------------------------
 
 
@@ -185,7 +177,7 @@ def test_memory_is_given_back_when_the_queue_empties_after_large_work(monkeypatc
         large = long_texts(8)  # 8 texts of 6 sentences at beam 8: 384
         assert sum(sentence_cost(t, 8) for t in large) >= TRIM_AFTER_COST
         asyncio.run(ask(large, 8))
-        asyncio.run(_until(lambda: calls == [1]))  # after the turn that answered it
+        asyncio.run(until(lambda: calls == [1]))  # after the turn that answered it
         asyncio.run(ask(small, 4))
         time.sleep(0.1)
         assert calls == [1]  # small work after it gives nothing back
