@@ -4,8 +4,8 @@ kept each word's usual case, or to check a list against its corpus.
 
     python scripts/word_list.py models/es-en [--data ../shared/data] [--check]
 
-``--check``: write nothing; say whether the directory's list holds the same words in the same
-order as the corpus gives (case aside), and how many words change case.
+``--check``: write nothing; say whether the directory's list holds the same words, in the same
+order and the same forms, as the corpus gives.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def main() -> None:
     text, _ = normalize_pairs(text.head(data.get("train_pairs")))
     counted = Lexicon.count(text.sources)
     old = Lexicon.load(args.model)
-    same = old is not None and old.words == counted.words
+    same = old is not None and old.forms == counted.forms
     cased = sum(form != word for form, word in zip(counted.forms, counted.words, strict=True))
     print(f"{args.model}: {len(counted):,} words, {cased:,} usually not in lower case; "
           f"the list there {'holds the same words' if same else 'differs'}")  # fmt: skip

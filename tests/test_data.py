@@ -68,7 +68,7 @@ def test_a_split_of_several_files_joins_them_in_order(tmp_path):
 
 
 def test_config_takes_one_training_file_or_a_list(tmp_path):
-    from heedful.training.config import load_config
+    from heedful.training.config import ConfigError, load_config
 
     config = tmp_path / "run.yaml"
     config.write_text(
@@ -77,6 +77,11 @@ def test_config_takes_one_training_file_or_a_list(tmp_path):
     assert load_config(config).data.train == ("a.tsv", "m/train.{lang}")
     config.write_text("data: {train: a.tsv, dev: d.tsv, src: es, tgt: en}\n")
     assert load_config(config).data.train == "a.tsv"
+    # unquoted braces in a flow list are YAML's own syntax: one line saying where, and the fix
+    config.write_text("data:\n  train: [a.tsv, m/train.{lang}]\n")
+    where = r"run\.yaml: not valid YAML: line 2, column 26: .*quotes"
+    with pytest.raises(ConfigError, match=where):
+        load_config(config)
 
 
 def test_line_without_tab_names_file_and_line(tmp_path):

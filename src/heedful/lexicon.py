@@ -136,8 +136,10 @@ def _inside(sentence: str, start: int) -> bool:
     quotation (after ". ", "¿", "«"...); the part after an apostrophe ("don't") goes on."""
     if start >= 2 and sentence[start - 1] in "'’" and sentence[start - 2].isalpha():
         return True
-    before = sentence[:start].rstrip()
-    return bool(before) and before[-1] not in _OPENING
+    i = start - 1
+    while i >= 0 and sentence[i].isspace():
+        i -= 1
+    return i >= 0 and sentence[i] not in _OPENING
 
 
 def strip_accents(word: str) -> str:

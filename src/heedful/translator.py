@@ -58,6 +58,9 @@ class Translator:
     ``meta``: the model directory's config.json (data, language pair), if any. The real-input
     steps are on for heedful's models and off for imported ones (``heedful.real_input``):
     ``split_sentences``, ``uncapitalise``, ``protect_spans``, ``carry_unreadable``.
+    ``model`` is used as given: ``Translator.load`` builds it for inference first
+    (``heedful.inference.for_inference``: oneDNN or int8 layers, and continuous batching, whose
+    exact results need them); do the same for a model of your own.
     """
 
     def __init__(self, model: Transformer, tokenizer: Any, meta: dict[str, Any] | None = None):

@@ -196,7 +196,10 @@ def load_config(
         path = Path(path)
         if not path.is_file():
             raise FileNotFoundError(f"config file not found: {path}")
-        loaded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        try:
+            loaded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        except yaml.YAMLError as e:
+            raise ConfigError(f"{path}: not valid YAML: {_yaml_problem(e)}") from None
         if not isinstance(loaded, dict):
             raise ConfigError(f"{path}: expected sections (data, model, ...), not {loaded!r}")
         for section, values in loaded.items():
@@ -361,6 +364,19 @@ def check_type(value: Any, hint: Any, key: str) -> Any:
 def _describe(hint: Any) -> str:
     return " or ".join("null" if a is type(None) else getattr(a, "__name__", str(a)) for a in
                        get_args(hint))  # fmt: skip
+
+
+def _yaml_problem(error: yaml.YAMLError) -> str:
+    """What YAML could not read, and where (line and column from 1), in one line; braces in a
+    flow list (``[a.tsv, x/train.{lang}]``) get the fix: quote that item."""
+    mark = getattr(error, "problem_mark", None)
+    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+    problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+    hint = ""
+    lines = (getattr(mark, "buffer", None) or "").splitlines()
+    if mark is not None and mark.line < len(lines) and "{" in lines[mark.line]:
+        hint = " (a value with braces, as x/train.{lang}, needs quotes: 'x/train.{lang}')"
+    return f"{where}{problem}{hint}"
 
 
 def parse_override(item: str) -> tuple[str, Any]:
