@@ -177,6 +177,7 @@ class MultiHeadAttention(nn.Module):
         past: KeyValue | BeamKeyValue | None = None,
         head_mask: Tensor | None = None,
         need_weights: bool = False,
+        weights_of: list[int] | None = None,
     ) -> AttentionOutput:
         """Self-attention over x (``memory`` None) or cross-attention from x to ``memory``.
 
@@ -185,6 +186,8 @@ class MultiHeadAttention(nn.Module):
         past: earlier positions' keys and values (self-attention while decoding).
         head_mask: [H], 0 silences a head. key_mask: [B, S], True = real key.
         Returns the output, the keys and values used (the new cache), and the weights if asked.
+        ``weights_of``: cross-attention's weights of these heads only [B, len, T, S], while the
+        output takes its fast path (the aligning heads of word links, heedful.aligning).
         """
         if memory is None:
             q, kv = self._project_self(x)  # q: [B, H, T, d_k]
@@ -194,8 +197,13 @@ class MultiHeadAttention(nn.Module):
             q = self._split_heads(self.q_proj(x))
             kv = memory if isinstance(memory, KeyValue) else self.project(memory)
         plain = not need_weights and head_mask is None and self.window is None
+        some = None  # the weights of the heads weights_of names
+        if weights_of is not None and not need_weights:
+            if memory is None:
+                raise ValueError("weights_of reads cross-attention's heads only")
+            some = decoding_attention.head_weights(q, kv, key_mask, weights_of)
         if plain and (step := decoding_attention.attend(q, kv, key_mask)) is not None:
-            return AttentionOutput(self.out_proj(step), kv, None)  # a decoding step
+            return AttentionOutput(self.out_proj(step), kv, some)  # a decoding step
         grouped_q, seen = decoding_attention.grouped(q, kv, key_mask)  # a decoding cache by row
         out, weights = scaled_dot_product_attention(
             grouped_q, seen.k, seen.v, key_mask,
@@ -206,7 +214,7 @@ class MultiHeadAttention(nn.Module):
         weights = decoding_attention.ungrouped(weights, q.shape[0])
         if head_mask is not None:
             out = out * head_mask.to(out.dtype)[None, :, None, None]
-        return AttentionOutput(self._merge_heads(out), kv, weights)
+        return AttentionOutput(self._merge_heads(out), kv, weights if some is None else some)
 
     def _merge_heads(self, out: Tensor) -> Tensor:
         """[B, H, T, d_k] -> Concat(head_1, ..., head_h) W^O: [B, T, d_model]."""

@@ -32,6 +32,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from heedful.aligning import Trails, earliest
 from heedful.kv_cache import BeamKeyValue, KeyValue, beams_from, regrouped
 from heedful.masks import pad
 from heedful.model import DecoderCache, Memory
@@ -60,6 +61,7 @@ class Row:
     row: int  # its row in batch
     max_length: int
     tokens: list[int]  # greedy: generated so far
+    trail: list[tuple[int, int]] = field(default_factory=list)  # greedy: heedful.aligning
     steps: int = 0  # beam search: steps taken
     done: list[Hypothesis] = field(default_factory=list)  # beam search: finished, best first
 
@@ -142,11 +144,13 @@ def greedy(
     banned: Sequence[int] = (),
     force_eos: bool = False,
     on_batch: Callable[[list[int], list[list[Hypothesis]], Memory], None] | None = None,
+    aligning: Trails | None = None,
 ) -> list[Hypothesis]:
     """Greedy search of every source (ids ending with end-of-sentence, fit to the model), at
     most ``max_lengths[i]`` tokens each, ``batch_size`` rows at a time; in the caller's order.
     ``on_batch(indices, hypotheses, memory)``: called once every source of an encoded batch is
-    done (``heedful.decoding.generate``'s)."""
+    done (``heedful.decoding.generate``'s). ``aligning``: each hypothesis carries its aligning
+    heads' weights (``Hypothesis.attention``, heedful.aligning)."""
     config = model.config
     device = next(model.parameters()).device
     results: list[Hypothesis | None] = [None] * len(sources)
@@ -161,7 +165,8 @@ def greedy(
     log_probs = torch.zeros(len(slots))
     banned_ids = torch.tensor(list(banned), dtype=torch.long) if banned else None
     while slots:
-        out = model.decode_step(inputs, cache)
+        out = model.decode_step(inputs, cache, aligning=aligning and aligning.aligning)
+        step = aligning.record(out.attention.aligning) if aligning else 0
         cache = out.cache
         logp = out.logits[:, -1].float().log_softmax(dim=-1)  # [n, V]
         lengths = [len(r.tokens) for r in slots]
@@ -181,9 +186,14 @@ def greedy(
         steps = zip(slots, chosen.tolist(), stops.tolist(), strict=True)
         for k, (row, token, stop) in enumerate(steps):
             row.tokens.append(token)
+            if aligning:
+                row.trail.append((step, k))
             if stop:
                 score = float(log_probs[k])
                 results[row.index] = Hypothesis(row.tokens, score, score)
+                if aligning:
+                    length = len(sources[row.index])
+                    results[row.index].attention = aligning.gather(row.trail, length)
                 report_done(row, lambda b=row.batch: [[results[i]] for i in b.indices], on_batch)
                 ended.append(k)
         inputs = chosen.unsqueeze(1)
@@ -214,6 +224,8 @@ def greedy(
             inputs = torch.cat([inputs, start])
             log_probs = torch.cat([log_probs, torch.zeros(more)])
         cache = roomy(cache, slots)
+        if aligning and step % 32 == 31:
+            aligning.forget_before(earliest([row.trail for row in slots], aligning.count))
     return results  # type: ignore[return-value]
 
 

@@ -16,6 +16,7 @@ import torch
 from torch import nn
 
 from heedful import continuous
+from heedful.aligning import Trails, earliest
 from heedful.beam_cache import reorder_beams
 from heedful.model import Memory
 from heedful.search import NEG_INF, Hypothesis, LengthPenalty
@@ -38,12 +39,14 @@ def beam(
     banned: Sequence[int] = (),
     force_eos: bool = False,
     on_batch: Callable[[list[int], list[list[Hypothesis]], Memory], None] | None = None,
+    aligning: Trails | None = None,
 ) -> list[list[Hypothesis]]:
     """``heedful.search.beam_search`` (its rules, step for step; no minimum length) of every
     source, ``batch_size`` sources of ``beam_size`` beams at a time, a finished source's beams
     given to a waiting one; each source's ``n_best`` hypotheses, in the caller's order. A new
     source's first step runs on K rows with one live beam (the others' scores -inf), where
-    beam search runs one row: the same candidates."""
+    beam search runs one row: the same candidates. ``aligning``: each hypothesis returned
+    carries its aligning heads' weights (``Hypothesis.attention``, heedful.aligning)."""
     config, K = model.config, beam_size
     device = next(model.parameters()).device
     results: list[list[Hypothesis]] = [[] for _ in sources]
@@ -58,10 +61,12 @@ def beam(
     inputs = torch.full((len(slots), 1), config.start_id, dtype=torch.long, device=device)
     scores = torch.zeros(len(slots), 1)  # [n, k]: one beam a source at the first step
     histories: list[list[int]] = [[] for _ in slots]  # each row's tokens so far
+    paths: list[list[tuple[int, int]]] = [[] for _ in slots]  # with aligning: (step, row) each
     first_beams = torch.full((K,), NEG_INF)
     first_beams[0] = 0.0
     while slots:
-        out = model.decode_step(inputs, cache)
+        out = model.decode_step(inputs, cache, aligning=aligning and aligning.aligning)
+        step = aligning.record(out.attention.aligning) if aligning else 0
         n, k = scores.shape
         at_max_list = [r.steps + 1 >= r.max_length for r in slots]
         at_max = torch.tensor(at_max_list).unsqueeze(1)  # [n, 1]
@@ -81,7 +86,10 @@ def beam(
                 log_prob = found[i][j]
                 lp = length_penalty(slots[i].steps + 1)
                 tokens = histories[rows[i][j]] + [ends[i][j]]
-                add_finished(slots[i].done, Hypothesis(tokens, log_prob / lp, log_prob), K)
+                found_one = Hypothesis(tokens, log_prob / lp, log_prob)
+                if aligning:
+                    found_one._trail = paths[rows[i][j]] + [(step, rows[i][j])]
+                add_finished(slots[i].done, found_one, K)
         keep = top_scores.masked_fill(stops, NEG_INF).topk(K, dim=1).indices  # [n, K]
         kept_scores = top_scores.gather(1, keep)
         ended = []
@@ -95,6 +103,10 @@ def beam(
             if not goes_on:
                 ended.append(i)
                 results[slots[i].index] = done[:n_best]
+                if aligning:
+                    length = len(sources[slots[i].index])
+                    for h in done[:n_best]:
+                        h.attention, h._trail = aligning.gather(h._trail, length), None
                 continuous.report_done(
                     slots[i], lambda b=slots[i].batch: [results[j] for j in b.indices], on_batch
                 )
@@ -114,7 +126,10 @@ def beam(
                 break
         index = rows_kept.view(-1)
         next_list = next_tokens.view(-1).tolist()
-        histories = [histories[r] + [t] for r, t in zip(index.tolist(), next_list, strict=True)]
+        index_list = index.tolist()
+        histories = [histories[r] + [t] for r, t in zip(index_list, next_list, strict=True)]
+        if aligning:
+            paths = [paths[r] + [(step, r)] for r in index_list]
         inputs, scores = next_tokens.view(-1, 1), kept_scores
         cache = reorder_beams(out.cache, index, K)
         for slot in slots:
@@ -129,6 +144,7 @@ def beam(
             inputs = torch.cat([inputs, inputs.new_empty(more * K, 1)])
             scores = torch.cat([scores, scores.new_empty(more, K)])
             histories += [[] for _ in range(more * K)]
+            paths += [[] for _ in range(more * K)]
         if fresh:  # each ended source's beams go to a waiting one, from its first step
             given = [(i, waiting.take()) for i in fresh]
             cache = continuous.refilled(cache, given, device)
@@ -137,5 +153,8 @@ def beam(
                 inputs[i * K : (i + 1) * K] = config.start_id
                 scores[i] = first_beams
                 histories[i * K : (i + 1) * K] = [[] for _ in range(K)]
+                paths[i * K : (i + 1) * K] = [[] for _ in range(K)]
         cache = continuous.roomy(cache, slots)
+        if aligning and step % 32 == 31:
+            aligning.forget_before(earliest(paths, aligning.count))
     return results

@@ -21,6 +21,7 @@ import torch
 from torch import Tensor, nn
 
 from heedful import continuous, continuous_beam, native
+from heedful.aligning import Trails
 from heedful.beam_cache import BeamCache
 from heedful.inference import is_onednn
 from heedful.masks import pad
@@ -123,6 +124,7 @@ def generate(
     keep_attention: bool = False,
     beam: Callable[..., list[list[Hypothesis]]] = beam_search,
     on_batch: Callable[[list[int], list[list[Hypothesis]], Memory], None] | None = None,
+    aligning: Trails | None = None,
 ) -> list[list[Hypothesis]]:
     """Per source (ids ending with end-of-sentence), its ``options.n_best`` hypotheses, best
     first, in the caller's order. ``banned``: ids never generated; ``force_eos``: an output cut
@@ -131,7 +133,9 @@ def generate(
     reorders them with the beams). ``beam``: the beam search to run (a test's spy).
     ``on_batch(indices, hypotheses, memory)``: called after each batch with its sources'
     indices in ``src_ids``, their hypotheses and their encoder output (for a teacher-forced pass
-    to reuse while it is at hand).
+    to reuse while it is at hand). ``aligning``: where decoding refills rows
+    (``heedful.continuous``), each hypothesis carries its aligning heads' weights
+    (``Hypothesis.attention``, heedful.aligning); elsewhere they are left None.
     """
     config = model.config
     sources = [fit_source(ids, config) for ids in src_ids]
@@ -141,7 +145,8 @@ def generate(
     if _continuous(options, keep_attention, beam) and _exact_rows(model) and sources:
         lengths = [max_length(len(s), options.max_length, config) for s in sources]
         common = dict(batch_size=options.batch_size, batch_tokens=options.batch_tokens,
-                      banned=banned, force_eos=force_eos, on_batch=on_batch)  # fmt: skip
+                      banned=banned, force_eos=force_eos, on_batch=on_batch,
+                      aligning=aligning)  # fmt: skip
         if options.beam_size == 1:
             found = continuous.greedy(
                 model, sources, lengths, min_length=options.min_length, **common

@@ -81,6 +81,19 @@ def _beam_attention(q: Tensor, kv: BeamKeyValue) -> Tensor:
     return out.view(n, h, K, d)
 
 
+def head_weights(q: Tensor, kv: KeyValue, key_mask: Tensor | None, heads: list[int]) -> Tensor:
+    """Some heads' cross-attention weights [B, len(heads), T, S], softmax(Q Kᵀ / sqrt(d_k)) of
+    those heads only, beside a step whose output took a path without weights (the aligning
+    heads of word links, heedful.aligning). q: [B, H, T, d_k]; kv: [B/g, H, S, d_k] shared by
+    groups of g rows; key_mask: [B/g, S], True = real key."""
+    k = kv.k[:, heads]  # [B/g, h, S, d_k]
+    grouped_q, _ = grouped(q[:, heads], KeyValue(k, k), key_mask)  # [B/g, h, g·T, d_k]
+    scores = torch.matmul(grouped_q, k.transpose(-1, -2)).mul_(1 / math.sqrt(q.shape[-1]))
+    if key_mask is not None:
+        scores.masked_fill_(~key_mask[:, None, None, :], float("-inf"))
+    return ungrouped(scores.softmax(dim=-1), q.shape[0])
+
+
 def grouped(
     q: Tensor, kv: KeyValue | BeamKeyValue, key_mask: Tensor | None
 ) -> tuple[Tensor, KeyValue]:

@@ -175,11 +175,13 @@ class DecoderLayer(nn.Module):
         self_head_mask: Tensor | None = None,
         cross_head_mask: Tensor | None = None,
         need_weights: bool = False,
+        cross_weights_of: list[int] | None = None,
     ) -> LayerOutput:
         """x: [B, T, d_model]; memory: [B, S, d_model] or its projected keys and values;
         memory_mask: [B, S], True = real source token. Targets are right-padded, so causal
         masking alone keeps every real position away from padding; ``self_mask`` [B, t]: the
         cached positions each row may read, where rows began at different steps.
+        ``cross_weights_of``: cross-attention's weights of these heads only, as cross_weights.
         """
         h = self.self_attn_residual.before(x)
         h, kv, self_weights = self.self_attn(
@@ -189,8 +191,9 @@ class DecoderLayer(nn.Module):
         x = self.self_attn_residual.after(x, h)
         h = self.cross_attn_residual.before(x)
         h, _, cross_weights = self.cross_attn(
-            h, memory, key_mask=memory_mask, head_mask=cross_head_mask, need_weights=need_weights
-        )
+            h, memory, key_mask=memory_mask, head_mask=cross_head_mask, need_weights=need_weights,
+            weights_of=cross_weights_of,
+        )  # fmt: skip
         x = self.cross_attn_residual.after(x, h)
         x = self.ffn_residual.after(x, self.ffn(self.ffn_residual.before(x)))
         return LayerOutput(x, kv, self_weights, cross_weights)

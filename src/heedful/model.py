@@ -26,6 +26,7 @@ class AttentionWeights:
     encoder_self: Tensor | None = None  # [L, B, H, S, S]
     decoder_self: Tensor | None = None  # [L, B, H, T, T]
     cross: Tensor | None = None  # [L, B, H, T, S]
+    aligning: Tensor | None = None  # [B, h, T, S]: the heads decode_step's ``aligning`` names
 
 
 @dataclass
@@ -159,12 +160,15 @@ class Decoder(nn.Module):
         self.norm = final_norm(config)
 
     def forward(self, x, memory, memory_mask, *, past=None, self_mask=None, head_mask=None,
-                need_weights=False):  # fmt: skip
+                need_weights=False, aligning=None):  # fmt: skip
         """memory: one [B, S, d_model] tensor or per-layer KeyValues; past: per-layer KeyValues;
-        self_mask: [B, t] the positions each row reads (``DecoderCache.starts``).
+        self_mask: [B, t] the positions each row reads (``DecoderCache.starts``); ``aligning``:
+        (layer, heads) whose cross-attention weights to return (heedful.aligning).
         Returns x, the new per-layer self-attention KeyValues, and the weights if asked for."""
         new_kv, self_weights, cross_weights = [], [], []
+        aligned = None
         for i, layer in enumerate(self.layers):
+            heads = aligning[1] if aligning is not None and i == aligning[0] else None
             out = layer(
                 x,
                 memory[i] if isinstance(memory, list) else memory,
@@ -174,17 +178,22 @@ class Decoder(nn.Module):
                 self_head_mask=head_mask and head_mask.layer("decoder_self", i),
                 cross_head_mask=head_mask and head_mask.layer("cross", i),
                 need_weights=need_weights,
+                cross_weights_of=heads,
             )
             x = out.x
             new_kv.append(out.self_kv)
-            self_weights.append(out.self_weights)
-            cross_weights.append(out.cross_weights)
+            if heads is not None:
+                aligned = out.cross_weights if not need_weights else out.cross_weights[:, heads]
+            self_weights.append(out.self_weights if need_weights else None)
+            cross_weights.append(out.cross_weights if need_weights else None)
         x = x if self.norm is None else self.norm(x)
         return (
             x,
             new_kv,
             AttentionWeights(
-                decoder_self=stack_or_none(self_weights), cross=stack_or_none(cross_weights)
+                decoder_self=stack_or_none(self_weights),
+                cross=stack_or_none(cross_weights),
+                aligning=aligned,
             ),
         )
 
@@ -265,9 +274,12 @@ class Transformer(nn.Module):
         *,
         return_attention: bool = False,
         head_mask: HeadMask | None = None,
+        aligning: tuple[int, list[int]] | None = None,
     ) -> StepOutput:
         """Feed the next t target tokens [B, t] (usually t = 1) at positions cache.length ...;
-        returns their logits [B, t, V] and the cache extended by t positions."""
+        returns their logits [B, t, V] and the cache extended by t positions. ``aligning``:
+        (layer, heads) whose cross-attention weights the output's ``attention.aligning`` holds
+        [B, h, t, S], the rest of the step on its fast path (word links, heedful.aligning)."""
         starts, self_mask = cache.length, None
         if cache.starts is not None:  # sources that began at different steps
             rows_each = tgt_ids.shape[0] // cache.starts.shape[0]  # 1, or its beams
@@ -278,7 +290,7 @@ class Transformer(nn.Module):
         past = None if cache.self_kv[0] is None else cache.self_kv
         x, new_kv, attention = self.decoder(
             x, cache.cross_kv, cache.memory_mask, past=past, self_mask=self_mask,
-            head_mask=head_mask, need_weights=return_attention,
+            head_mask=head_mask, need_weights=return_attention, aligning=aligning,
         )  # fmt: skip
         if past is None and cache.capacity:
             new_kv = [kv.reserve(cache.capacity) for kv in new_kv]

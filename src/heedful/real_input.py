@@ -160,7 +160,7 @@ def translate_sentences(translator, sentences: list[str], in_capitals: list[bool
         from heedful.translation_links import TranslationLinks
 
         links = TranslationLinks(translator, prepared, carried, src_ids, todo)
-    hook = {"on_batch": links.on_batch} if links else {}
+    hook = {"on_batch": links.on_batch, "aligning": links.trails} if links else {}
     hypotheses = translator.generate([src_ids[i] for i in todo], options=options, **hook)
     if links:
         links.complete(hypotheses)

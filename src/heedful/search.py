@@ -94,7 +94,10 @@ class Hypothesis:
     score: float  # beam search: log_prob / lp(len(tokens)); otherwise log_prob
     log_prob: float  # sum of the tokens' log-probabilities
     trace: list[tuple[Tensor, ...]] | None = None  # per generated token, when keep_trace
+    # [T, S] the aligning heads' cross-attention per token, where decoding kept it
+    attention: Tensor | None = field(default=None, repr=False)  # (heedful.aligning)
     _origin: tuple[int, int] | None = field(default=None, repr=False)  # (step, row) for traces
+    _trail: list[tuple[int, int]] | None = field(default=None, repr=False)  # heedful.aligning
 
 
 @dataclass

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from heedful.aligning import Trails
 from heedful.decoding import fit_source
+from heedful.explain.alignment_methods import ATTENTION_METHODS
 from heedful.explain.alignment_spans import (
     Edits,
     ModelLinks,
@@ -32,27 +34,35 @@ if TYPE_CHECKING:
 
 class TranslationLinks:
     """With alignments: each translation's links between the model's words, found batch by
-    batch as decoding ends (the forced pass reads the batch's encoder output, so no more than a
-    batch of it is kept), then shown on the user's texts once the translation is finished."""
+    batch as decoding ends, then shown on the user's texts once the translation is finished.
+    The aligning heads' weights come with the hypotheses where decoding kept them
+    (``trails``, heedful.aligning); the others' come from a forced pass that reads the batch's
+    encoder output (so no more than a batch of it is kept)."""
 
     def __init__(self, translator, prepared: list[Prepared], carried: dict[int, Unreadable],
                  src_ids: list[list[int]], todo: list[int]):  # fmt: skip
         self.translator, self.prepared, self.carried = translator, prepared, carried
         self.src_ids, self.todo = src_ids, todo
         self.method = translator.resolved_alignment()
+        self.trails = None  # decoding keeps the aligning heads' weights (heedful.aligning)
+        if self.method.method in ATTENTION_METHODS:
+            heads = self.method.heads or range(translator.config.n_heads)
+            self.trails = Trails(self.method.layer, heads)
         self.found: dict[tuple[int, int], ModelLinks] = {}  # (source, option) -> links
         self.tokens: dict[tuple[int, int], list[int]] = {}  # the translations they are of
 
     def on_batch(self, batch: list[int], hypotheses: list, memory) -> None:
         """``generate``'s hook: ``batch`` indexes ``todo``; ``memory`` is its encoder output."""
-        keys, pairs, memories = [], [], []
+        keys, pairs, memories, weights = [], [], [], []
         for row, (k, found) in enumerate(zip(batch, hypotheses, strict=True)):
             for option, h in enumerate(found):
                 keys.append((self.todo[k], option))
                 pairs.append(self._model_pair(self.todo[k], h.tokens))
                 memories.append(memory.states[row, : len(pairs[-1].src_ids)])
+                kept = h.attention is not None and len(h.attention) == len(pairs[-1].tgt_ids)
+                weights.append(h.attention if kept else None)  # else: cut without </s>
                 self.tokens[keys[-1]] = h.tokens
-        self._find(keys, pairs, memories)
+        self._find(keys, pairs, memories, weights)
 
     def complete(self, hypotheses: list) -> None:
         """Links for the translations the hook did not see (a ``generate`` without it)."""
@@ -66,8 +76,8 @@ class TranslationLinks:
         if keys:
             self._find(keys, pairs, None)
 
-    def _find(self, keys, pairs: list[ModelPair], memories) -> None:
-        links = model_links(self.translator, pairs, self.method, memories)
+    def _find(self, keys, pairs: list[ModelPair], memories, weights=None) -> None:
+        links = model_links(self.translator, pairs, self.method, memories, weights)
         self.found.update(zip(keys, links, strict=True))
 
     def _model_pair(self, i: int, tokens: list[int]) -> ModelPair:

@@ -30,6 +30,7 @@ import torch
 from torch import Tensor
 
 from heedful import decoding, real_input
+from heedful.aligning import Trails
 from heedful.attended import Attended
 from heedful.decoding import EXTRA_LENGTH, DecodingOptions
 from heedful.explain.alignment_methods import AlignmentMethod, method_from_meta
@@ -167,19 +168,22 @@ class Translator:
         options: DecodingOptions | None = None,
         keep_attention: bool = False,
         on_batch: Callable[..., None] | None = None,
+        aligning: Trails | None = None,
         **decoding_keywords: Any,
     ) -> list[list[Hypothesis]]:
         """Token-id level translation: per source (ids ending with end-of-sentence), its n_best
         hypotheses, best first (``heedful.decoding.generate``). Options as for ``translate``.
         ``keep_attention``: each hypothesis's trace holds, per token, its decoder
         self-attention [L, H, t] and cross-attention [L, H, S]. ``on_batch(indices,
-        hypotheses, memory)``: called after each batch (``heedful.decoding.generate``)."""
+        hypotheses, memory)``: called after each batch (``heedful.decoding.generate``).
+        ``aligning``: hypotheses carry their aligning heads' weights where decoding can keep them
+        (heedful.aligning)."""
         options = DecodingOptions.given(options, beam_size, **decoding_keywords)
         return decoding.generate(
             self.model, src_ids, options, banned=self.banned_ids(), force_eos=self.force_eos,
             keep_attention=keep_attention,
             beam=beam_search,  # looked up here at each call, where a test may replace it
-            on_batch=on_batch,
+            on_batch=on_batch, aligning=aligning,
         )  # fmt: skip
 
     def banned_ids(self) -> list[int]:

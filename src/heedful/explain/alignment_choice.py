@@ -87,6 +87,7 @@ def align_ids(
     memories: list[Tensor] | None = None,
     apart: Sequence[tuple[Collection[int], Collection[int]]] | None = None,
     pieces: Sequence[tuple[list[str], list[str]]] | None = None,
+    weights: Sequence[Tensor | None] | None = None,
 ) -> list[set[Link]]:
     """Links of many pairs of ids (a source ending with end-of-sentence, the target tokens
     produced, ending with it too) by a resolved method: the attention methods read one batched
@@ -94,7 +95,9 @@ def align_ids(
     ``memories`` if given); erasure runs its passes pair by pair. ``apart``: per pair, source
     and target words left out of the scores (placeholders, which the caller links itself), so
     that no other word links to them. ``pieces``: each pair's source and target pieces, if the
-    caller has them."""
+    caller has them. ``weights``: each pair's attention [T, S], the mean over the method's
+    heads of its layer, where decoding kept it (heedful.aligning); the forced pass computes
+    the others."""
     from heedful.explain.capture import forced_cross
     from heedful.explain.erasure import erasure_scores
 
@@ -108,13 +111,20 @@ def align_ids(
             _link_apart(erasure_scores(model, src, tgt, *both), method, kept)
             for (src, tgt), both, kept in zip(pairs, pieces, apart, strict=True)
         ]
-    with torch.inference_mode():
-        found = forced_cross(model, list(pairs), method.layer, memories=memories)
+    weights = list(weights) if weights is not None else [None] * len(pairs)
+    missing = [k for k, w in enumerate(weights) if w is None]
+    if missing:
+        with torch.inference_mode():
+            found = forced_cross(
+                model, [pairs[k] for k in missing], method.layer,
+                memories=None if memories is None else [memories[k] for k in missing],
+            )  # fmt: skip
+        heads = slice(None) if method.heads is None else list(method.heads)
+        for k, cross in zip(missing, found, strict=True):
+            weights[k] = cross[heads].mean(0)  # merging into words is linear: mean first
     out = []
-    heads = slice(None) if method.heads is None else list(method.heads)
-    for cross, both, kept in zip(found, pieces, apart, strict=True):
-        weights = cross[heads].mean(0, keepdim=True)  # merging into words is linear: mean first
-        scores = word_head_scores(weights, *both, method.method)
+    for mean, both, kept in zip(weights, pieces, apart, strict=True):
+        scores = word_head_scores(mean.unsqueeze(0), *both, method.method)
         out.append(_link_apart(scores[0], method, kept))
     return out
 
