@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from heedful.aligning import Trails, earliest
+from heedful.aligning import Trails
 from heedful.config import ModelConfig
 from heedful.decoding import DecodingOptions, generate
 from heedful.explain.capture import forced_cross
@@ -77,17 +77,17 @@ def test_without_refilled_rows_hypotheses_carry_nothing(tiny):
     assert all(h.attention is None for hs in found for h in hs)
 
 
-def test_trails_gather_and_forget():
+def test_trails_walk_back_through_the_parents_and_forget():
     trails = Trails(0, [0, 1])
-    for step in range(3):  # [rows 2, heads 2, 1, S 4]: row r of step s holds s + r
-        weights = torch.zeros(2, 2, 1, 4) + torch.tensor([step, step + 1.0]).view(2, 1, 1, 1)
+    for step in range(3):  # [rows 3, heads 2, 1, S 4]: row r of step s holds 10 s + r
+        weights = 10.0 * step + torch.arange(3.0).view(3, 1, 1, 1).expand(3, 2, 1, 4)
         assert trails.record(weights) == step
-    assert trails.gather([(0, 1), (1, 0), (2, 1)], 3).tolist() == [[1.0] * 3, [1.0] * 3,
-                                                                     [3.0] * 3]  # fmt: skip
-    assert earliest([[], [(1, 0), (2, 0)], [(2, 1)]], 3) == 1
-    assert earliest([[], []], 3) == 3
+        trails.link([2, 0, 1])  # the next step's row r continues row [2, 0, 1][r]
+    # ended by row 0 at step 2: row 2 at step 1, row 1 at step 0
+    assert trails.gather(2, 0, 0, 3)[:, 0].tolist() == [1.0, 12.0, 20.0]
+    assert trails.gather(2, 0, 1, 4).tolist() == [[12.0] * 4, [20.0] * 4]  # began at step 1
     trails.forget_before(2)
-    assert list(trails.steps) == [2]
+    assert list(trails.steps) == [2] and min(trails.parents) >= 2
 
 
 @pytest.mark.parametrize("name", ["es-en", "en-fr"])

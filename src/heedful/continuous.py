@@ -32,7 +32,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from heedful.aligning import Trails, earliest
+from heedful.aligning import Trails
 from heedful.kv_cache import BeamKeyValue, KeyValue, beams_from, regrouped
 from heedful.masks import pad
 from heedful.model import DecoderCache, Memory
@@ -61,7 +61,6 @@ class Row:
     row: int  # its row in batch
     max_length: int
     tokens: list[int]  # greedy: generated so far
-    trail: list[tuple[int, int]] = field(default_factory=list)  # greedy: heedful.aligning
     steps: int = 0  # beam search: steps taken
     done: list[Hypothesis] = field(default_factory=list)  # beam search: finished, best first
 
@@ -186,14 +185,13 @@ def greedy(
         steps = zip(slots, chosen.tolist(), stops.tolist(), strict=True)
         for k, (row, token, stop) in enumerate(steps):
             row.tokens.append(token)
-            if aligning:
-                row.trail.append((step, k))
             if stop:
                 score = float(log_probs[k])
                 results[row.index] = Hypothesis(row.tokens, score, score)
                 if aligning:
                     length = len(sources[row.index])
-                    results[row.index].attention = aligning.gather(row.trail, length)
+                    began = step - len(row.tokens) + 1
+                    results[row.index].attention = aligning.gather(step, k, began, length)
                 report_done(row, lambda b=row.batch: [[results[i]] for i in b.indices], on_batch)
                 ended.append(k)
         inputs = chosen.unsqueeze(1)
@@ -205,14 +203,18 @@ def greedy(
                 inputs[k, 0] = config.start_id
                 log_probs[k] = 0.0
             ended = ended[len(fresh) :]
+        parents = list(range(len(slots)))  # the row each row of the next step continues
         if ended:  # nothing to refill these with: the rest decode without them
             gone = set(ended)
-            live = torch.tensor([k for k in range(len(slots)) if k not in gone])
+            parents = [k for k in range(len(slots)) if k not in gone]
+            live = torch.tensor(parents)
             slots = [row for k, row in enumerate(slots) if k not in gone]
             if not slots:
                 break
             cache = cache.reorder(live)
             inputs, log_probs = inputs[live], log_probs[live]
+        if aligning:
+            aligning.link(parents)
         more = min(more_slots(waiting, slots), waiting_count(waiting))
         if more > 0:  # shorter sources: more of them fit the token budget
             at = len(slots)
@@ -225,7 +227,7 @@ def greedy(
             log_probs = torch.cat([log_probs, torch.zeros(more)])
         cache = roomy(cache, slots)
         if aligning and step % 32 == 31:
-            aligning.forget_before(earliest([row.trail for row in slots], aligning.count))
+            aligning.forget_before(min(aligning.count - len(row.tokens) for row in slots))
     return results  # type: ignore[return-value]
 
 

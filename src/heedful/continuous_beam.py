@@ -16,7 +16,7 @@ import torch
 from torch import nn
 
 from heedful import continuous
-from heedful.aligning import Trails, earliest
+from heedful.aligning import Trails
 from heedful.beam_cache import reorder_beams
 from heedful.model import Memory
 from heedful.search import NEG_INF, Hypothesis, LengthPenalty
@@ -61,7 +61,6 @@ def beam(
     inputs = torch.full((len(slots), 1), config.start_id, dtype=torch.long, device=device)
     scores = torch.zeros(len(slots), 1)  # [n, k]: one beam a source at the first step
     histories: list[list[int]] = [[] for _ in slots]  # each row's tokens so far
-    paths: list[list[tuple[int, int]]] = [[] for _ in slots]  # with aligning: (step, row) each
     first_beams = torch.full((K,), NEG_INF)
     first_beams[0] = 0.0
     while slots:
@@ -87,8 +86,8 @@ def beam(
                 lp = length_penalty(slots[i].steps + 1)
                 tokens = histories[rows[i][j]] + [ends[i][j]]
                 found_one = Hypothesis(tokens, log_prob / lp, log_prob)
-                if aligning:
-                    found_one._trail = paths[rows[i][j]] + [(step, rows[i][j])]
+                if aligning:  # where it ended, and where its sentence began
+                    found_one._trail = (step, rows[i][j], step - slots[i].steps)
                 add_finished(slots[i].done, found_one, K)
         keep = top_scores.masked_fill(stops, NEG_INF).topk(K, dim=1).indices  # [n, K]
         kept_scores = top_scores.gather(1, keep)
@@ -106,7 +105,7 @@ def beam(
                 if aligning:
                     length = len(sources[slots[i].index])
                     for h in done[:n_best]:
-                        h.attention, h._trail = aligning.gather(h._trail, length), None
+                        h.attention, h._trail = aligning.gather(*h._trail, length), None
                 continuous.report_done(
                     slots[i], lambda b=slots[i].batch: [results[j] for j in b.indices], on_batch
                 )
@@ -129,7 +128,7 @@ def beam(
         index_list = index.tolist()
         histories = [histories[r] + [t] for r, t in zip(index_list, next_list, strict=True)]
         if aligning:
-            paths = [paths[r] + [(step, r)] for r in index_list]
+            aligning.link(index_list)
         inputs, scores = next_tokens.view(-1, 1), kept_scores
         cache = reorder_beams(out.cache, index, K)
         for slot in slots:
@@ -144,7 +143,6 @@ def beam(
             inputs = torch.cat([inputs, inputs.new_empty(more * K, 1)])
             scores = torch.cat([scores, scores.new_empty(more, K)])
             histories += [[] for _ in range(more * K)]
-            paths += [[] for _ in range(more * K)]
         if fresh:  # each ended source's beams go to a waiting one, from its first step
             given = [(i, waiting.take()) for i in fresh]
             cache = continuous.refilled(cache, given, device)
@@ -153,8 +151,7 @@ def beam(
                 inputs[i * K : (i + 1) * K] = config.start_id
                 scores[i] = first_beams
                 histories[i * K : (i + 1) * K] = [[] for _ in range(K)]
-                paths[i * K : (i + 1) * K] = [[] for _ in range(K)]
         cache = continuous.roomy(cache, slots)
         if aligning and step % 32 == 31:
-            aligning.forget_before(earliest(paths, aligning.count))
+            aligning.forget_before(min(aligning.count - slot.steps for slot in slots))
     return results

@@ -86,6 +86,8 @@ def head_weights(q: Tensor, kv: KeyValue, key_mask: Tensor | None, heads: list[i
     those heads only, beside a step whose output took a path without weights (the aligning
     heads of word links, heedful.aligning). q: [B, H, T, d_k]; kv: [B/g, H, S, d_k] shared by
     groups of g rows; key_mask: [B/g, S], True = real key."""
+    if heads == list(range(heads[0], heads[-1] + 1)):  # a view, not a copy of the cache
+        heads = slice(heads[0], heads[-1] + 1)  # type: ignore[assignment]
     k = kv.k[:, heads]  # [B/g, h, S, d_k]
     grouped_q, _ = grouped(q[:, heads], KeyValue(k, k), key_mask)  # [B/g, h, g·T, d_k]
     scores = torch.matmul(grouped_q, k.transpose(-1, -2)).mul_(1 / math.sqrt(q.shape[-1]))

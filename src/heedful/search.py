@@ -97,7 +97,7 @@ class Hypothesis:
     # [T, S] the aligning heads' cross-attention per token, where decoding kept it
     attention: Tensor | None = field(default=None, repr=False)  # (heedful.aligning)
     _origin: tuple[int, int] | None = field(default=None, repr=False)  # (step, row) for traces
-    _trail: list[tuple[int, int]] | None = field(default=None, repr=False)  # heedful.aligning
+    _trail: tuple[int, int, int] | None = field(default=None, repr=False)  # heedful.aligning
 
 
 @dataclass
