@@ -1,13 +1,15 @@
 """What word links with every translation cost: ``Translator.translate(..., alignments=True)``
-against the same call without, on a model's dev sentences (issue 30's goal: within 10%).
+against the same call without, on dev sentences or the long tail (issue 30: within 10%).
 
     python bench/align_cost.py                                   # both bundled models
     python bench/align_cost.py --model models/en-fr --sentences 1500 --rounds 6 --beam 4
 
 Both calls run in one process, one thread, in turns (with first, then without first, and so on),
 after a warm-up of each; the machine's speed drifts, so the figures are the fastest of each and
-the median of the rounds' ratios. The first ``--sentences`` sources of the dev split the model's
-config.json names (``--data`` for another), text in, text out.
+the median of the rounds' ratios. The first ``--sentences`` inputs of a workload of
+``bench/decode.py --bundled`` (``bench/decode_workloads.py``: the dev split the model's
+config.json names, or ``--workload long-tail``, with paragraphs and long sentences mixed in),
+text in, text out.
 """
 
 from __future__ import annotations
@@ -24,21 +26,10 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+import decode_workloads  # noqa: E402
+
 from heedful.bundled import model_dir  # noqa: E402
-from heedful.data import read_split  # noqa: E402
 from heedful.translator import Translator  # noqa: E402
-
-
-def dev_sources(model: Path, data: str | None, n: int) -> list[str]:
-    """The first ``n`` sources (0: all) of the model's dev split, or of ``data`` (a file in
-    the same columns; the shared data folder beside the repository is the root)."""
-    recipe = json.loads((model / "config.json").read_text(encoding="utf-8")).get("data", {})
-    if not (data or recipe.get("dev")):
-        sys.exit(f"{model}/config.json names no dev split: give --data")
-    src, tgt = recipe["src"], recipe["tgt"]
-    columns = tuple(recipe.get("columns") or (src, tgt))
-    text = read_split(ROOT.parent / "shared" / "data", data or recipe["dev"], src, tgt, columns)
-    return text.sources[:n] if n else text.sources
 
 
 def measure(translator: Translator, sources: list[str], beam: int, rounds: int) -> dict:
@@ -64,7 +55,7 @@ def measure(translator: Translator, sources: list[str], beam: int, rounds: int) 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", type=Path, action="append", help="(default: both bundled)")
-    parser.add_argument("--data", help="the split to read (default: the model's dev split)")
+    parser.add_argument("--workload", choices=decode_workloads.WORKLOADS, default="dev")
     parser.add_argument("--sentences", type=int, default=1500, help="0: all")
     parser.add_argument("--beam", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=6)
@@ -75,12 +66,12 @@ def main(argv: list[str] | None = None) -> None:
     found = {}
     for model in models:
         translator = Translator.load(model)
-        sources = dev_sources(Path(model), args.data, args.sentences)
+        sources, _ = decode_workloads.inputs(Path(model), args.workload, args.sentences)
         found[str(model)] = figures = measure(translator, sources, args.beam, args.rounds)
         method = translator.resolved_alignment()
         print(
-            f"{model}: {len(sources)} sentences, beam {args.beam}, method {method.method} layer "
-            f"{method.layer} heads {method.heads}, {method.links}; without "
+            f"{model}: {len(sources)} {args.workload} inputs, beam {args.beam}, method "
+            f"{method.method} layer {method.layer} heads {method.heads}, {method.links}; without "
             f"{min(figures['without_s']):.2f} s, with {min(figures['with_s']):.2f} s (fastest): "
             f"{figures['fastest_cost']:+.1%}; median of the rounds {figures['median_cost']:+.1%}",
             flush=True,

@@ -8,12 +8,12 @@ heads in one decoder layer (the method a model directory records,
 path, where a teacher-forced pass over the finished translations costs a tenth of decoding.
 
 Beam search reorders its rows at every step, so a row's weights are not kept with the row:
-``Trails`` records each step's [rows, S] and which row of the step before each row continues (as
-``heedful.search``'s traces do); a finished hypothesis gathers its own [T, S] rows by walking back
-from the row that ended it to the step its sentence began (T: its tokens, end-of-sentence
-included; row t is the step that read token t - 1, as the forced pass's row t). Steps no live
-sentence began before are forgotten. One list of ints a step, not a trail per row: the garbage
-collector's full passes over a process's objects cost more than the rest of it.
+``Trails`` records each step's [rows, S] and which row of the step before each row continues
+(``heedful.search.StepRecord``, as traces are kept); a finished hypothesis gathers its own
+[T, S] rows by walking back from the row that ended it to the step its sentence began (T: its
+tokens, end-of-sentence included; row t is the step that read token t - 1, as the forced pass's
+row t). Steps no live sentence began before are forgotten. One list of ints a step, not a trail
+per row: the garbage collector's full passes over a process's objects cost more than the rest.
 """
 
 from __future__ import annotations
@@ -23,41 +23,22 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor
 
+from heedful.search import StepRecord
 
-class Trails:
-    """Each step's aligning weights (the mean over the heads) and each row's parent row."""
+
+class Trails(StepRecord):
+    """Each step's aligning weights [rows, S] (the mean over the heads) and each row's parent."""
 
     def __init__(self, layer: int, heads: Sequence[int]):
-        self.aligning = (layer, list(heads))  # what decode_step is asked for
-        self.steps: dict[int, Tensor] = {}  # step -> [rows, S]
-        self.parents: dict[int, list[int]] = {}  # step -> its rows' rows at the step before
-        self.count = 0  # steps recorded
+        super().__init__()
+        self.layer_heads = (layer, list(heads))  # what decode_step is asked for
 
     def record(self, weights: Tensor) -> int:
         """A step's weights [rows, h, 1, S] (``StepOutput.attention.aligning``); its number."""
-        self.steps[self.count] = weights[:, :, 0].float().mean(1)
-        self.count += 1
-        return self.count - 1
-
-    def link(self, index: list[int]) -> None:
-        """The next step's row r continues this step's row index[r] (rows added after these,
-        new sentences, continue none)."""
-        self.parents[self.count] = index
+        return super().record(weights[:, :, 0].float().mean(1))
 
     def gather(self, step: int, row: int, start: int, length: int) -> Tensor:
         """The [T, length] weights of a hypothesis that ``row`` ended at ``step``, back to the
         step ``start`` its sentence began (``length``: its source's tokens; wider rows are
         another source's padding)."""
-        rows = [row]
-        for s in range(step, start, -1):
-            rows.append(self.parents[s][rows[-1]])
-        steps = range(start, step + 1)
-        return torch.stack(
-            [self.steps[s][r, :length] for s, r in zip(steps, rows[::-1], strict=True)]
-        )
-
-    def forget_before(self, step: int) -> None:
-        """Drop the steps before ``step``: no live sentence began before it."""
-        for old in [s for s in self.steps if s < step]:
-            del self.steps[old]
-            self.parents.pop(old, None)
+        return torch.stack([self.steps[u][r, :length] for u, r in self.path(step, row, start)])

@@ -164,8 +164,9 @@ def greedy(
     log_probs = torch.zeros(len(slots))
     banned_ids = torch.tensor(list(banned), dtype=torch.long) if banned else None
     while slots:
-        out = model.decode_step(inputs, cache, aligning=aligning and aligning.aligning)
-        step = aligning.record(out.attention.aligning) if aligning else 0
+        asked = None if aligning is None else aligning.layer_heads
+        out = model.decode_step(inputs, cache, aligning=asked)
+        step = 0 if aligning is None else aligning.record(out.attention.aligning)
         cache = out.cache
         logp = out.logits[:, -1].float().log_softmax(dim=-1)  # [n, V]
         lengths = [len(r.tokens) for r in slots]
@@ -188,7 +189,7 @@ def greedy(
             if stop:
                 score = float(log_probs[k])
                 results[row.index] = Hypothesis(row.tokens, score, score)
-                if aligning:
+                if aligning is not None:
                     length = len(sources[row.index])
                     began = step - len(row.tokens) + 1
                     results[row.index].attention = aligning.gather(step, k, began, length)
@@ -213,7 +214,7 @@ def greedy(
                 break
             cache = cache.reorder(live)
             inputs, log_probs = inputs[live], log_probs[live]
-        if aligning:
+        if aligning is not None:
             aligning.link(parents)
         more = min(more_slots(waiting, slots), waiting_count(waiting))
         if more > 0:  # shorter sources: more of them fit the token budget
@@ -226,7 +227,7 @@ def greedy(
             inputs = torch.cat([inputs, start])
             log_probs = torch.cat([log_probs, torch.zeros(more)])
         cache = roomy(cache, slots)
-        if aligning and step % 32 == 31:
+        if aligning is not None:
             aligning.forget_before(min(aligning.count - len(row.tokens) for row in slots))
     return results  # type: ignore[return-value]
 

@@ -64,8 +64,9 @@ def beam(
     first_beams = torch.full((K,), NEG_INF)
     first_beams[0] = 0.0
     while slots:
-        out = model.decode_step(inputs, cache, aligning=aligning and aligning.aligning)
-        step = aligning.record(out.attention.aligning) if aligning else 0
+        asked = None if aligning is None else aligning.layer_heads
+        out = model.decode_step(inputs, cache, aligning=asked)
+        step = 0 if aligning is None else aligning.record(out.attention.aligning)
         n, k = scores.shape
         at_max_list = [r.steps + 1 >= r.max_length for r in slots]
         at_max = torch.tensor(at_max_list).unsqueeze(1)  # [n, 1]
@@ -85,9 +86,7 @@ def beam(
                 log_prob = found[i][j]
                 lp = length_penalty(slots[i].steps + 1)
                 tokens = histories[rows[i][j]] + [ends[i][j]]
-                found_one = Hypothesis(tokens, log_prob / lp, log_prob)
-                if aligning:  # where it ended, and where its sentence began
-                    found_one._trail = (step, rows[i][j], step - slots[i].steps)
+                found_one = Hypothesis(tokens, log_prob / lp, log_prob, _origin=(step, rows[i][j]))
                 add_finished(slots[i].done, found_one, K)
         keep = top_scores.masked_fill(stops, NEG_INF).topk(K, dim=1).indices  # [n, K]
         kept_scores = top_scores.gather(1, keep)
@@ -102,10 +101,10 @@ def beam(
             if not goes_on:
                 ended.append(i)
                 results[slots[i].index] = done[:n_best]
-                if aligning:
-                    length = len(sources[slots[i].index])
+                if aligning is not None:  # back to the step its sentence began
+                    began, length = step - slots[i].steps, len(sources[slots[i].index])
                     for h in done[:n_best]:
-                        h.attention, h._trail = aligning.gather(*h._trail, length), None
+                        h.attention = aligning.gather(*h._origin, began, length)
                 continuous.report_done(
                     slots[i], lambda b=slots[i].batch: [results[j] for j in b.indices], on_batch
                 )
@@ -127,7 +126,7 @@ def beam(
         next_list = next_tokens.view(-1).tolist()
         index_list = index.tolist()
         histories = [histories[r] + [t] for r, t in zip(index_list, next_list, strict=True)]
-        if aligning:
+        if aligning is not None:
             aligning.link(index_list)
         inputs, scores = next_tokens.view(-1, 1), kept_scores
         cache = reorder_beams(out.cache, index, K)
@@ -152,6 +151,6 @@ def beam(
                 scores[i] = first_beams
                 histories[i * K : (i + 1) * K] = [[] for _ in range(K)]
         cache = continuous.roomy(cache, slots)
-        if aligning and step % 32 == 31:
+        if aligning is not None:
             aligning.forget_before(min(aligning.count - slot.steps for slot in slots))
     return results

@@ -96,8 +96,8 @@ class Hypothesis:
     trace: list[tuple[Tensor, ...]] | None = None  # per generated token, when keep_trace
     # [T, S] the aligning heads' cross-attention per token, where decoding kept it
     attention: Tensor | None = field(default=None, repr=False)  # (heedful.aligning)
-    _origin: tuple[int, int] | None = field(default=None, repr=False)  # (step, row) for traces
-    _trail: tuple[int, int, int] | None = field(default=None, repr=False)  # heedful.aligning
+    # (step, row) that ended it, for traces and the aligning heads' weights (StepRecord)
+    _origin: tuple[int, int] | None = field(default=None, repr=False)
 
 
 @dataclass
@@ -110,32 +110,64 @@ class BeamState:
     cache: Any  # n*K rows, in the same order as tokens
 
 
-class _Traces:
+class StepRecord:
+    """Something per step over that step's rows, and each row's parent row at the step before
+    (beam search reorders rows at every step; rows leave as they finish), so that a hypothesis's
+    rows are found only at the end, by walking back from the row that ended it. Kept for traces
+    (``keep_trace``) and for the aligning heads' weights (``heedful.aligning``)."""
+
+    def __init__(self):
+        self.steps: dict[int, Any] = {}  # step -> its value over that step's rows
+        self.parents: dict[int, list[int]] = {}  # step -> its rows' rows at the step before
+        self.count = 0  # steps recorded
+        self.first = 0  # steps before it are forgotten
+
+    def record(self, value: Any) -> int:
+        """This step's value; returns its number."""
+        self.steps[self.count] = value
+        self.count += 1
+        return self.count - 1
+
+    def link(self, index: list[int]) -> None:
+        """The next step's row r continues this step's row index[r] (rows added after these,
+        new sentences, continue none)."""
+        self.parents[self.count] = index
+
+    def path(self, step: int, row: int, start: int = 0) -> list[tuple[int, int]]:
+        """(step, row) of each step from ``start`` to ``step`` that ``row`` of ``step`` came
+        through."""
+        rows = [row]
+        for u in range(step, start, -1):
+            rows.append(self.parents[u][rows[-1]])
+        return list(zip(range(start, step + 1), rows[::-1], strict=True))
+
+    def forget_before(self, step: int) -> None:
+        """Drop the steps before ``step``: no row still to be walked back began before it."""
+        for old in range(self.first, step):
+            self.steps.pop(old, None)
+            self.parents.pop(old, None)
+        self.first = max(self.first, step)
+
+
+class _Traces(StepRecord):
     """Per-step traces and back-pointers, so a hypothesis's trace is rebuilt only at the end."""
 
     def __init__(self, enabled: bool):
+        super().__init__()
         self.enabled = enabled
-        self.steps: list[tuple[Tensor, ...]] = []  # step u: tensors over that step's rows
-        self.parents: list[list[int]] = []  # step u >= 1: row at step u -> row at step u-1
 
-    def record(self, trace: tuple[Tensor, ...]) -> None:
-        if self.enabled:
-            self.steps.append(trace)
+    def record(self, trace: tuple[Tensor, ...]) -> int:
+        return super().record(trace) if self.enabled else 0
 
-    def link(self, index: Tensor | None, rows: int = 0) -> None:
+    def link(self, index: Tensor | None, rows: int = 0) -> None:  # type: ignore[override]
         """The next step's row r continues this step's row index[r] (None: the same rows)."""
         if self.enabled:
-            self.parents.append(list(range(rows)) if index is None else index.tolist())
+            super().link(list(range(rows)) if index is None else index.tolist())
 
     def resolve(self, hypothesis: Hypothesis) -> Hypothesis:
         if self.enabled and hypothesis._origin is not None:
-            step, row = hypothesis._origin
-            out = []
-            for u in range(step, -1, -1):
-                out.append(tuple(t[row] for t in self.steps[u]))
-                if u:
-                    row = self.parents[u - 1][row]
-            hypothesis.trace = out[::-1]
+            path = self.path(*hypothesis._origin)
+            hypothesis.trace = [tuple(t[row] for t in self.steps[u]) for u, row in path]
         return hypothesis
 
 
