@@ -13,6 +13,7 @@ from heedful.beam_cache import BeamCache
 from heedful.checkpoint import save_model_dir
 from heedful.config import ModelConfig
 from heedful.explain.align import align, penultimate
+from heedful.explain.alignment_choice import align_pair
 from heedful.explain.words import to_words
 from heedful.inference import OneDNNLinear, for_inference, inference_copy
 from heedful.lm import DecoderOnlyLM
@@ -241,7 +242,9 @@ def test_a_source_of_nothing_but_unknown_characters_is_left_untranslated_with_a_
     assert out[3] == "🙂 " + out[1]  # the unreadable word is carried (heedful.unknown_words)
 
 
-def test_words_the_model_cannot_read_are_carried_into_the_translation(translator, tokenizer):
+def test_words_the_model_cannot_read_are_carried_into_the_translation(
+    translator, tokenizer, monkeypatch
+):
     """A word of nothing but unknown characters is taken out of the source and put back as it
     is: at the start or the end, or after the target word aligned to the source word before it.
     What is left is the translation of the readable words, for every one of the n best."""
@@ -251,17 +254,27 @@ def test_words_the_model_cannot_read_are_carried_into_the_translation(translator
     base = [t.text for t in translator.translate_n_best([readable], 3, n_best=2)[0]]
     edges = translator.translate_n_best(["🙂 " + readable + " 中文"], 3, n_best=2)[0]
     assert [t.text for t in edges] == [f"🙂 {b} 中文" for b in base]
-    middle = translator.translate(["el gato 🙂 come pescado"], 3)[0].split()
-    assert middle.count("🙂") == 1
-    at = middle.index("🙂")
-    assert middle[:at] + middle[at + 1 :] == base[0].split()
-    words = to_words(translator.attend(readable, target=base[0]))
-    links = align(words, penultimate(words.cross.shape[0]))
-    after_gato = [j for i, j in links if i == 1]  # target words aligned to "gato"
-    after_come = [j for i, j in links if i == 2]
-    relative = round(len(base[0].split()) * 2 / 4)  # after 2 of the 4 readable words
-    expected = max(after_gato) + 1 if after_gato else min(after_come, default=relative)
-    assert at == expected
+    # the links are the model's recorded method's, as every translation's: here layer 1's
+    # second head read where each word is the decoder's input
+    record = {"alignment": {"method": "shift", "layer": 0, "heads": [1]}}
+    recorded = Translator(translator.model, tokenizer, record)
+    middle = recorded.translate(["el gato 🙂 come pescado"], 3)[0]
+    assert middle.split().count("🙂") == 1
+    assert middle.replace("🙂 ", "", 1) == base[0]
+    attended = recorded.attend(readable, target=base[0])
+    links = align_pair(recorded, attended, recorded.resolved_alignment())
+    assert links != align(to_words(attended), penultimate(2))  # another method than the default
+    split = split_unreadable("el gato 🙂 come pescado", lambda c: c == "🙂")
+    assert middle == put_back(split, base[0], links)
+    methods = []
+
+    def spy(translator_, attended_, method):
+        methods.append(method)
+        return align_pair(translator_, attended_, method)
+
+    monkeypatch.setattr("heedful.real_input.align_pair", spy)
+    recorded.translate(["el gato 🙂 come pescado"], 3)
+    assert methods == [recorded.resolved_alignment()] and methods[0].heads == (1,)
 
 
 def test_carrying_unreadable_words_can_be_turned_off(translator, tokenizer):
@@ -274,15 +287,17 @@ def test_carrying_unreadable_words_can_be_turned_off(translator, tokenizer):
     assert "🙂" in translator.translate([text], 2)[0].split()
 
 
-def test_putting_back_follows_the_alignment_then_the_next_word_then_the_relative_place():
+def test_putting_back_follows_the_nearest_aligned_words_then_the_relative_place():
     split = split_unreadable("X a Y b Z c W", str.isupper)  # upper case: unknown characters
     assert (split.text, split.words, split.after) == ("a b c", ["X", "Y", "Z", "W"], [-1, 0, 1, 2])
     target = "B A C"  # a -> A (1), b -> B (0), c -> C (2)
     assert put_back(split, target, {(0, 1), (1, 0), (2, 2)}) == "X B Z A Y C W"
     # nothing aligned to a: Y goes before the first word aligned to b
     assert put_back(split, target, {(1, 0), (2, 2)}) == "X Y B Z A C W"
-    # nothing aligned to a or b: Y by relative place (3 x 1/3 -> 1), Z before c's word
-    assert put_back(split, target, {(2, 0)}) == "X Z B Y A C W"
+    # nothing aligned to b: Z goes after a's word, the nearest aligned word before it
+    assert put_back(split, "A B C", {(0, 0), (2, 2)}) == "X A Y Z B C W"
+    # nothing aligned to a or b: Y and Z before c's word, the nearest aligned one after them
+    assert put_back(split, target, {(2, 0)}) == "X Y Z B A C W"
     assert put_back(split, target, None) == "X B Y A Z C W"  # 3 x 1/3 -> 1, 3 x 2/3 -> 2
     assert put_back(split, "", None) == "X Y Z W"
     assert split_unreadable("X Y", str.isupper) is None  # nothing to translate

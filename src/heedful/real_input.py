@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from heedful.casing import capitalise, is_all_caps, is_title_case, uncapitalise
 from heedful.decoding import DecodingOptions
-from heedful.explain.align import align, penultimate
+from heedful.explain.alignment_choice import align_pair
 from heedful.explain.alignment_spans import WordLink, copied
 from heedful.explain.words import STANDALONE, to_words
 from heedful.protect import Protected, find_spans, protect, rare_names, unreadable_letters
@@ -258,14 +258,15 @@ def _split_unreadable(translator, text: str, ids: list[int]) -> Unreadable | Non
 
 def _put_back(translator, split: Unreadable, translation: str) -> tuple[str, list[Span]]:
     """The translation of ``split.text`` with the words the model could not read put back,
-    those between readable words where word alignment (penultimate layer) puts them."""
+    those between readable words where word alignment (the model's recorded method, as every
+    translation's links) puts them."""
     links = None
     inside = any(0 <= before < len(split.readable) - 1 for before in split.after)
     # a translation cut at the model's length has no room for the forced pass's end token
     fits = len(translator.tokenizer.encode(translation)) < translator.config.max_positions
     if inside and translation and fits:
-        words = to_words(translator.attend(split.text, target=translation))
-        targets = [w for w in words.target_pieces if w not in STANDALONE]
+        attended = translator.attend(split.text, target=translation)
+        targets = [w for w in to_words(attended).target_pieces if w not in STANDALONE]
         if len(targets) == len(translation.split()):  # else: by relative place
-            links = align(words, penultimate(words.cross.shape[0]))
+            links = align_pair(translator, attended, translator.resolved_alignment())
     return put_back_spans(split, translation, links)

@@ -124,11 +124,13 @@ def put_back_spans(
 
 
 def _place_between(before: int, n_target: int, n_source: int, links: set[Link]) -> int:
-    """Where a word between readable words ``before`` and ``before + 1`` goes in the target."""
-    aligned = [j for i, j in links if i == before]
-    if aligned:
-        return max(aligned) + 1
-    aligned = [j for i, j in links if i == before + 1]
-    if aligned:
-        return min(aligned)
+    """Where a word between readable words ``before`` and ``before + 1`` goes in the target:
+    after the target words aligned to the nearest aligned readable word before it, else before
+    those of the nearest one after it, else at its relative place."""
+    for i in range(before, -1, -1):
+        if aligned := [j for k, j in links if k == i]:
+            return max(aligned) + 1
+    for i in range(before + 1, n_source):
+        if aligned := [j for k, j in links if k == i]:
+            return min(aligned)
     return round(n_target * (before + 1) / n_source)
