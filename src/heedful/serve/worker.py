@@ -26,7 +26,7 @@ futures. The thread runs one batch per turn:
   patience rule below still gives each of those a batch now and then.)
 
 Word alignments (``alignments=True``) are computed for a whole batch when one of its requests
-asks for them (7-11% more time for that batch: decoding keeps the aligning heads' weights,
+asks for them (6-11% more time for that batch: decoding keeps the aligning heads' weights,
 heedful.aligning); the others are not kept waiting for a batch of their own.
 
 **Patience** (the server's timeout): a request is given up (``Stalled``, which the server
