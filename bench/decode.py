@@ -11,8 +11,9 @@ Marian directory and loaded three ways: by HF transformers, by heedful (``heedfu
 and by CTranslate2 (its ``TransformersConverter``, float32 and int8). Every engine translates the
 same batch: 32 sentences of 20 source tokens (19 random pieces and end-of-sentence), exactly 20 new
 tokens each (min = max length), greedy and beam 4. int8 is PyTorch dynamic quantisation of the
-linear layers for heedful and HF, CTranslate2's own int8 for it. 2 threads everywhere and the same
-glibc allocator settings for all engines (the script re-executes itself with them).
+linear layers for heedful and HF, CTranslate2's own int8 for it. 2 threads everywhere (CTranslate2
+in two configurations, see below) and the same glibc allocator settings for all engines (the
+script re-executes itself with them).
 
 Each engine runs in a process of its own: in one shared process the engines' thread pools (two
 OpenMP runtimes, PyTorch's and CTranslate2's) slowed each other down, every engine by up to 2x.
@@ -38,6 +39,14 @@ tokens; CTranslate2: at most 256). Each engine batches as it does best:
   and 1.13-1.53x 32's (es-en int8 greedy 1,374 / 1,233 / 966 sentences per second, beam 4 535 /
   518 / 462; only es-en fp32 beam 4 favoured 64, 258 against 274); on 150 paragraphs of 2-6
   sentences the three were level (128: 0.97-1.09x 64, 0.88-1.19x 32), and 256 was no faster.
+CTranslate2 on 2 threads runs in two configurations, and every table takes its faster one (per
+cell; per round in the paired table; the last table shows both): one worker on both threads
+(``inter_threads=1, intra_threads=2``) and two workers of one thread each (``inter_threads=2,
+intra_threads=1``, what its documentation shows for throughput on a CPU; they share the batches
+``translate_batch`` cuts, and a single batch, as in the fixed-batch rows, goes to one worker on
+one thread). Until 6 December 2026 it ran only the first, which flattered heedful: on this
+machine two workers ran the bundled models' inputs 1.05-1.3x faster in float32 and 1.45-4x in
+int8, and its int8 ran the small model's fixed batch 1.4-2.3x faster on one thread than on two.
 Both score |Y|^1 and stop a sentence's beam search once it holds 4 finished hypotheses
 (CTranslate2's rule; heedful's ``early_stopping``). Rows "NAME dev": tokenising is left out of the
 timing, detokenising is in; each engine's BLEU on the dev set shows they translate alike.
@@ -194,18 +203,20 @@ def convert_for_ct2(directory: Path) -> None:
             converter.convert(str(out), quantization=quantization, force=True)
 
 
-def ct2_translator(directory: Path, int8: bool):
+def ct2_translator(directory: Path, int8: bool, workers: int = 1):
+    """CTranslate2 on ``THREADS`` cores: ``workers`` batches translated at once
+    (``inter_threads``), each on ``THREADS // workers`` threads (``intra_threads``)."""
     import ctranslate2
 
     compute_type = "int8" if int8 else "float32"
     return ctranslate2.Translator(
         str(ct2_directory(directory, int8)), device="cpu", compute_type=compute_type,
-        inter_threads=1, intra_threads=THREADS,
+        inter_threads=workers, intra_threads=THREADS // workers,
     )  # fmt: skip
 
 
-def ct2_engine(directory: Path, int8: bool):
-    translator = ct2_translator(directory, int8)
+def ct2_engine(directory: Path, int8: bool, workers: int = 1):
+    translator = ct2_translator(directory, int8, workers)
     pieces = [[f"\u2581w{i}" for i in ids] for ids in batch_ids()]  # CTranslate2 adds </s>
 
     def run(beam: int) -> list[int]:
@@ -219,6 +230,14 @@ def ct2_engine(directory: Path, int8: bool):
 
 
 ENGINES = {"hf": hf_engine, "ct2": ct2_engine, "heedful": heedful_engine}
+# CTranslate2 runs in two configurations on THREADS cores, and the tables take its faster one:
+# "ct2" one worker on every thread (intra_threads), "ct2-workers" one worker per thread, each on
+# one thread (inter_threads): see the docstring.
+CT2_CONFIGS = ("ct2", "ct2-workers")
+
+
+def ct2_workers(engine: str) -> int:
+    return THREADS if engine == "ct2-workers" else 1
 
 
 PENALTY = dict(  # CTranslate2's scoring and stopping rule, for heedful on the bundled models
@@ -237,7 +256,7 @@ def bundled_engine(engine: str, directory: Path, int8: bool, workload: str, leve
         make = heedful_text if level == "text" else heedful_ids
         return make(directory, int8, sources), references
     make = ct2_text if level == "text" else ct2_ids
-    return make(directory, int8, sources, args.ct2_batch), references
+    return make(directory, int8, sources, args.ct2_batch, ct2_workers(engine)), references
 
 
 def heedful_ids(directory: Path, int8: bool, sources: list[str]):
@@ -265,13 +284,13 @@ def heedful_text(directory: Path, int8: bool, sources: list[str]):
     return lambda beam: translator.translate(sources, beam, **PENALTY)
 
 
-def ct2_ids(directory: Path, int8: bool, sources: list[str], ct2_batch: int):
-    """``translate_batch`` on heedful's pieces (CTranslate2 sorts by length and cuts batches of
-    ``ct2_batch``)."""
+def ct2_ids(directory: Path, int8: bool, sources: list[str], ct2_batch: int, workers: int):
+    """``translate_batch`` on heedful's pieces (CTranslate2 sorts by length, cuts batches of
+    ``ct2_batch`` and hands them to its ``workers``)."""
     from heedful.tokenizer import Tokenizer
 
     tokenizer = Tokenizer.load(directory / "spm.model")
-    ct2 = ct2_translator(directory, int8)
+    ct2 = ct2_translator(directory, int8, workers)
     pieces = [tokenizer.pieces(ids[:-1]) for ids in tokenizer.encode_batch(sources)]  # +</s>
 
     def run(beam: int) -> list[str]:
@@ -283,12 +302,12 @@ def ct2_ids(directory: Path, int8: bool, sources: list[str], ct2_batch: int):
     return run
 
 
-def ct2_text(directory: Path, int8: bool, sources: list[str], ct2_batch: int):
+def ct2_text(directory: Path, int8: bool, sources: list[str], ct2_batch: int, workers: int):
     """CTranslate2 as its documentation pairs it with sentencepiece: encode, translate, decode."""
     import sentencepiece as spm
 
     sp = spm.SentencePieceProcessor(model_file=str(directory / "spm.model"))
-    ct2 = ct2_translator(directory, int8)
+    ct2 = ct2_translator(directory, int8, workers)
 
     def run(beam: int) -> list[str]:
         pieces = sp.encode(sources, out_type=str)
@@ -304,14 +323,15 @@ def worker(engine: str, directory: Path, precision: str, workload: str, level: s
     """In a process of its own: time one engine at one precision on one workload, greedy and
     beam 4; prints JSON {search: [inputs per second, CPU seconds of the fastest run(, BLEU where
     the workload has references)]}."""
-    if engine != "ct2":  # CTranslate2 has its own threads (intra_threads)
+    if engine not in CT2_CONFIGS:  # CTranslate2 has its own threads (intra_threads)
         torch.set_num_threads(THREADS)
     warnings.filterwarnings("ignore")
     int8, references = precision == "int8", None
     if is_bundled(directory):
         run, references = bundled_engine(engine, directory, int8, workload, level, args)
     else:
-        run = ENGINES[engine](directory, int8)
+        run = (ct2_engine(directory, int8, ct2_workers(engine)) if engine in CT2_CONFIGS
+               else ENGINES[engine](directory, int8))  # fmt: skip
     found = {}
     for beam in (1, 4):
         out = run(beam)  # warm-up
@@ -367,6 +387,9 @@ def parse_args() -> argparse.Namespace:
     add("--repeats", type=int, default=3, help="timed runs per search per round")
     add("--threads", type=int, default=2)
     add("--json", metavar="FILE", help="also write the results here")
+    add("--ct2-configs", nargs="+", default=list(CT2_CONFIGS), choices=CT2_CONFIGS,
+        help="with engine ct2: CTranslate2's configurations to measure (the tables take the "
+        "faster)")  # fmt: skip
     add("--worker", nargs=5, metavar=("ENGINE", "DIR", "PRECISION", "WORKLOAD", "LEVEL"),
         help=argparse.SUPPRESS)  # fmt: skip
     return parser.parse_args()
@@ -413,7 +436,8 @@ def measure_rounds(label: str, directory: Path, workload: str, level: str, args)
     turns (their order reversed every other round), so that noise hits them alike."""
     runs: dict[tuple, list[tuple]] = {}  # -> (rate, cpu[, BLEU]) per round
     for round_ in range(args.rounds):
-        engines = args.engines if round_ % 2 == 0 else args.engines[::-1]
+        engines = [c for e in args.engines for c in (args.ct2_configs if e == "ct2" else [e])]
+        engines = engines if round_ % 2 == 0 else engines[::-1]
         if is_bundled(directory):  # a heedful model, which HF cannot load
             engines = [engine for engine in engines if engine != "hf"]
         for precision in ("fp32", "int8"):
@@ -440,6 +464,9 @@ def print_tables(rows: list[dict]) -> None:
     print(table(rows))
     print()
     print(paired_table(rows))
+    if any(r["engine"] in CT2_CONFIGS for r in rows):
+        print()
+        print(ct2_table(rows))
     if any("bleu" in row for row in rows):
         print()
         print(bleu_table(rows))
@@ -457,6 +484,8 @@ def write_json(args, rows: list[dict], load_before) -> None:
         "heedful_native_kernels": native.available(),
         "bundled_batches": {"heedful": {"batch_size": BATCH_SIZE, "batch_tokens": BATCH_TOKENS,
                                         "continuous": True}, "ct2": args.ct2_batch},
+        "ct2_configs": {c: {"inter_threads": ct2_workers(c),
+                            "intra_threads": THREADS // ct2_workers(c)} for c in args.ct2_configs},
         "long_tail": {"seed": decode_workloads.SEED, "paragraphs": decode_workloads.PARAGRAPHS,
                       "long": decode_workloads.LONG},
         "limit": args.limit,
@@ -464,7 +493,43 @@ def write_json(args, rows: list[dict], load_before) -> None:
     Path(args.json).write_text(json.dumps({"setup": info, "rows": rows}, indent=2) + "\n")
 
 
+def at_best(rows: list[dict]) -> list[dict]:
+    """The rows with CTranslate2's configurations merged into one engine "ct2": per cell its
+    faster configuration's rate (and in each round, the faster one in that round)."""
+    out, best = [], {}
+    for r in rows:
+        if r["engine"] not in CT2_CONFIGS:
+            out.append(r)
+            continue
+        key = (r["size"], r["search"], r["precision"])
+        if key not in best:
+            best[key] = {**r, "engine": "ct2", "config": r["engine"]}
+            continue
+        kept = best[key]
+        if r["sentences_per_second"] > kept["sentences_per_second"]:
+            kept.update(sentences_per_second=r["sentences_per_second"], config=r["engine"])
+        rounds = zip(kept["per_round"], r["per_round"], strict=True)
+        kept["per_round"] = [max(a, b) for a, b in rounds]
+    return out + list(best.values())
+
+
+def ct2_table(rows: list[dict]) -> str:
+    """CTranslate2's configurations side by side (sentences per second, fastest run)."""
+    cell = {(r["size"], r["search"], r["precision"], r["engine"]): r["sentences_per_second"]
+            for r in rows if r["engine"] in CT2_CONFIGS}  # fmt: skip
+    names = {"ct2": f"1 worker x {THREADS} threads", "ct2-workers": f"{THREADS} workers x 1 thread"}
+    configs = [c for c in CT2_CONFIGS if any(k[3] == c for k in cell)]
+    head = [f"{names[c]} {p}" for p in ("fp32", "int8") for c in configs]
+    lines = ["| model | search | " + " | ".join(head) + " |",
+             "| --- | --- |" + " ---: |" * len(head)]  # fmt: skip
+    for size, search in sorted({k[:2] for k in cell}, key=_order):
+        values = [_fmt(cell.get((size, search, p, c))) for p in ("fp32", "int8") for c in configs]
+        lines.append(f"| {size} | {search} | " + " | ".join(values) + " |")
+    return "\n".join(lines)
+
+
 def table(rows: list[dict]) -> str:
+    rows = at_best(rows)
     cell = {(r["size"], r["search"], r["precision"], r["engine"]): r["sentences_per_second"]
             for r in rows}  # fmt: skip
     lines = [
@@ -486,7 +551,8 @@ def table(rows: list[dict]) -> str:
 def paired_ratios(rows: list[dict]) -> dict[tuple, list[float]]:
     """(size, search, precision) -> heedful / CTranslate2 in each round (with the default
     engine order, the two processes ran back to back)."""
-    rates = {(r["size"], r["search"], r["precision"], r["engine"]): r["per_round"] for r in rows}
+    rates = {(r["size"], r["search"], r["precision"], r["engine"]): r["per_round"]
+             for r in at_best(rows)}  # fmt: skip
     ratios = {}
     for (size, search, precision, engine), ours in rates.items():
         theirs = rates.get((size, search, precision, "ct2"))
@@ -511,7 +577,7 @@ def paired_table(rows: list[dict]) -> str:
 def bleu_table(rows: list[dict]) -> str:
     """The bundled models' dev BLEU with each engine: the same weights should translate alike."""
     bleu = {(r["size"], r["search"], r["precision"], r["engine"]): r["bleu"]
-            for r in rows if "bleu" in r}  # fmt: skip
+            for r in at_best(rows) if "bleu" in r}  # fmt: skip
     lines = [
         "| model | search | precision | CT2 BLEU | heedful BLEU |",
         "| --- | --- | --- | ---: | ---: |",
