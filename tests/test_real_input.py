@@ -4,6 +4,8 @@ show it, on the bundled models where only they can."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import torch
 
@@ -11,7 +13,14 @@ from heedful.bundled import model_dir
 from heedful.casing import capitalise, is_all_caps, is_title_case, uncapitalise
 from heedful.config import ModelConfig
 from heedful.model import Transformer
-from heedful.protect import NAMES, NUMBERS, find_spans, localise_number, protect
+from heedful.protect import (
+    NAMES,
+    NUMBERS,
+    SHORT_NUMBERS,
+    find_spans,
+    localise_number,
+    protect,
+)
 from heedful.tokenizer import Tokenizer
 from heedful.translator import Translator
 from heedful.unknown_words import Unreadable
@@ -132,6 +141,26 @@ def test_a_placeholder_the_translation_lacks_is_carried_after_the_word_before_it
     assert (carried.words, carried.after) == (["😀", NAMES[0], "🙂"], [-1, 1, 3])
 
 
+def test_a_number_the_model_miscopied_is_mended_to_its_placeholder():
+    protected = protect("He paid $1,250.50 for 3 tickets, 8 kilos and 2015 coins.", "en", "fr")
+    big, small, more, year = protected.placeholders
+    assert (big, small, more, year) == (NUMBERS[0], SHORT_NUMBERS[0], SHORT_NUMBERS[1], NUMBERS[1])
+    # a zero dropped, a digit from its neighbour ("100 ... 12" -> "120"), a zero added: mended
+    for wrote in (big[:-1], big[:-1] + small[-1], big + "0"):
+        translation = f"Il a payé {wrote} dollars pour {small} billets, {more} kilos, {year}."
+        assert protected.mended(translation) == translation.replace(wrote, big, 1)
+    # each written number once, the nearest first; a number two digits off stays as written
+    mended = protected.mended(f"{big[:-1]} et {big[:-1]}, {small}, {more}, {year}")
+    assert mended == f"{big} et {big[:-1]}, {small}, {more}, {year}"
+    assert protected.mended(f"999 {small} {more} {year}") == f"999 {small} {more} {year}"
+    # what the model was given, and parts of times and decimals, are not placeholders' copies
+    kept = protect("Le di 1 libro a las 8:45 por 3 euros.", "es", "en")
+    assert kept.mended("I gave him 1 book at 8:45 for 4 euros.") == (
+        "I gave him 1 book at 8:45 for 4 euros."
+    )
+    assert protected.mended(f"{small} {more} {year} à 10:30") == f"{small} {more} {year} à 10:30"
+
+
 def test_numbers_are_written_the_target_languages_way():
     assert localise_number("1.234,50", "es", "en") == "1,234.50"
     assert localise_number("1.234.567", "es", "en") == "1,234,567"
@@ -163,6 +192,20 @@ def test_urls_addresses_and_numbers_survive_translation_exactly(bundled, name, t
         assert not all(span in translator.translate([text])[0] for span in spans)  # as before
     finally:
         translator.protect_spans = True
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "numbers"),
+    [
+        ("en-fr", "Smith paid $1,250.50 for 3 tickets.", ["1\u202f250,50", "3"]),
+        ("en-fr", "The room costs 617 euros a night, or 2661 euros a week.", ["617", "2661"]),
+        ("es-en", "La habitación cuesta 617 euros por noche, o 2 euros por semana.", ["617", "2"]),
+    ],
+)
+def test_several_numbers_survive_translation_on_the_bundled_models(bundled, name, text, numbers):
+    """The model writes "120" for the placeholders "100 ... 12", "10" for "100": mended."""
+    out = bundled[name].translate([text])[0]
+    assert sorted(re.findall(r"\d[\d\u202f,.]*\d|\d", out)) == sorted(numbers), out
 
 
 def test_an_amount_is_written_the_target_way_on_a_bundled_model(bundled):

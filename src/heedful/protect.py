@@ -101,6 +101,32 @@ class Protected:
     spans: list[str]  # what each placeholder stands for in the translation
     places: list[Span] = field(default_factory=list)  # where each span was in the sentence
 
+    def mended(self, translation: str) -> str:
+        """``translation`` with each number the model wrote in a number placeholder's stead put
+        back to that placeholder: a number the model was not given, one digit from a placeholder
+        the translation lacks (a digit dropped, added or changed: "100" written "10", "1000" or,
+        next to a "12", "120"). The closest pairs are mended first, each number once."""
+        absent = [p for p in self.placeholders if p.isdigit() and not _find(p).search(translation)]
+        if not absent:
+            return translation
+        given = set(re.findall(r"\d+", self.text))
+        written = [m for m in _LONE_NUMBER.finditer(translation) if m.group() not in given]
+        pairs = sorted(
+            (_digit_distance(m.group(), p), k, j)
+            for k, m in enumerate(written)
+            for j, p in enumerate(absent)
+        )
+        chosen: dict[int, str] = {}
+        used: set[int] = set()
+        for distance, k, j in pairs:
+            if distance <= 1 and k not in chosen and j not in used:
+                chosen[k] = absent[j]
+                used.add(j)
+        for k in sorted(chosen, reverse=True):  # from the end: earlier offsets stay right
+            start, end = written[k].span()
+            translation = translation[:start] + chosen[k] + translation[end:]
+        return translation
+
     def missing(self, translation: str, split: Unreadable) -> Unreadable:
         """``split`` (the model's source, and the words carried past the model) with the
         placeholders that ``translation`` lacks carried too, to be put back by alignment after
@@ -265,6 +291,20 @@ def find_word(word: str, text: str) -> Span | None:
     """Where ``word`` first stands as a word of its own in ``text`` (a placeholder), if it does."""
     match = _find(word).search(text)
     return None if match is None else match.span()
+
+
+# a number standing alone: not part of a time, a decimal or a word ("8:45", "3,5", "B12")
+_LONE_NUMBER = re.compile(r"(?<![\w.,:/])\d+(?![\w/]|[.,:]\d)")
+
+
+def _digit_distance(a: str, b: str) -> int:
+    """Edits (a digit added, dropped or changed) from ``a`` to ``b`` (Levenshtein)."""
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        previous, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (x != y))
+    return row[-1]
 
 
 def _find(word: str) -> re.Pattern[str]:

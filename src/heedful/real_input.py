@@ -234,11 +234,13 @@ def finish(
     put back, and the placeholders' spans too, in capitals if the source was."""
     protected = prepared.protected
     split = carried or Unreadable(prepared.text.split(), [], [])
+    mended = translation
     if protected is not None:
-        split = protected.missing(translation, split)
-    put, spans = translation, []
+        mended = protected.mended(translation)
+        split = protected.missing(mended, split)
+    put, spans = mended, []
     if split.words:
-        put, spans = _put_back(translator, split, translation)
+        put, spans = _put_back(translator, split, mended)
     cased = put
     if prepared.caps:
         cased = capitalise(put, [] if protected is None else protected.placeholders)
