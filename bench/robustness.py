@@ -35,6 +35,9 @@ Variants (source and reference change together unless said):
 - long: statements (ending in ".") drawn at random and joined as one sentence of 40-80 source
   words: ", " between them, " and " / " y " / " et " before the last, later parts lowercased
   unless they start with a name; the reference is joined the same way.
+- numbers 2-3: two or three items of the numbers variant, from distinct dev pairs, joined as one
+  sentence the way long sentences are (source and reference); every one of the numbers must come
+  back. Drawn after every other variant, so adding it left their items as they were.
 
 Figures: case-insensitive corpus BLEU (sacrebleu, lowercase) of each variant and the clean input's
 on the same sentences: each sentence translated alone, for paragraphs and long sentences the
@@ -106,6 +109,7 @@ class Item:
     expect: list[str] = field(default_factory=list)
     count: int = 0
     kind: str = ""
+    each: list[list[str]] = field(default_factory=list)  # several numbers: every one must come
 
 
 # --- data ------------------------------------------------------------------------------------
@@ -338,8 +342,35 @@ def number_items(pairs, src, tgt, rng, n) -> list[Item]:
     return items
 
 
+def several_number_items(pairs, src, tgt, rng, n) -> list[Item]:
+    """Sentences of 2-3 numbers: as many one-number items (``number_items``, of distinct dev
+    pairs) joined into one sentence as ``long_items`` joins them (``join_long``); every number
+    must come back."""
+    singles = number_items(pairs, src, tgt, rng, 3 * n)
+    items, k = [], 0
+    while len(items) < n and k < len(singles):
+        group, seen = [], set()
+        for it in singles[k : k + rng.randint(2, 3)]:
+            if it.parts[0] not in seen:
+                group.append(it)
+                seen.add(it.parts[0])
+        k += len(group) or 1
+        if len(group) < 2:
+            continue
+        ref = join_long([it.ref for it in group], tgt, set())
+        clean = join_long([pairs[it.parts[0]].tgt for it in group], tgt, set())
+        items.append(Item(
+            join_long([it.src for it in group], src, set()), ref, [it.parts[0] for it in group],
+            clean, kind="+".join(it.kind for it in group), each=[it.expect for it in group],
+        ))  # fmt: skip
+    return items
+
+
 def copies(hypothesis: str, item: Item) -> bool:
-    """Whether the translation holds what the item expects, as often as the reference does."""
+    """Whether the translation holds what the item expects, as often as the reference does
+    (with several numbers: each of them)."""
+    if item.each:
+        return all(copies(hypothesis, Item("", "", [], "", each, 1)) for each in item.each)
     if item.kind in ("first", "full", "city"):
         found = sum(
             len(re.findall(rf"(?<!\w){re.escape(e)}(?!\w)", hypothesis)) for e in item.expect
@@ -430,6 +461,7 @@ def make_variants(pairs: list[Pair], src: str, tgt: str, n: int, seed: int, pool
         "casual": [Item(casual(it.src), it.ref, it.parts, it.ref) for it in base],
         "paragraphs": paragraph_items(pairs, rng, n),
         "long": long_items(pairs, src, tgt, rng, n, names),
+        "numbers 2-3": several_number_items(pairs, src, tgt, rng, n),  # last: the rest as before
     }
 
 
@@ -449,6 +481,8 @@ def score_variant(name: str, items: list[Item], hyp: dict, pairs, tgt, names) ->
     clean = [[hyp[pairs[i].src] for i in it.parts] for it in items]
     if name == "long":
         clean_joined = [join_long(c, tgt, names) for c in clean]
+    elif name == "numbers 2-3":
+        clean_joined = [join_long(c, tgt, set()) for c in clean]
     else:
         clean_joined = [" ".join(c) for c in clean]
     result = {"items": len(items)}
@@ -458,7 +492,7 @@ def score_variant(name: str, items: list[Item], hyp: dict, pairs, tgt, names) ->
     result["clean_bleu"] = bleu(clean_joined, [it.clean_ref for it in items])
     result["ratio"] = result["bleu"] / result["clean_bleu"] if result["clean_bleu"] else None
     show = lambda it, h: {"src": it.src, "ref": it.ref, "hyp": h, "expect": it.expect}  # noqa: E731
-    if name in ("names", "numbers"):
+    if name in ("names", "numbers", "numbers 2-3"):
         copied = [copies(h, it) for it, h in zip(items, hypotheses, strict=True)]
         result["copied"] = sum(copied) / len(items)
         by_kind = {}
@@ -550,12 +584,15 @@ def table(results: list[dict]) -> str:
     columns = ["caps", "title", "casual", "paragraphs", "long"]
     pct = lambda x: "n/a" if x is None else f"{100 * x:.0f}%"  # noqa: E731
     lines = [
-        "| model | names copied | numbers copied | " + " | ".join(columns) + " | clean BLEU |",
-        "| --- " * (len(columns) + 4) + "|",
+        "| model | names copied | numbers copied | 2-3 numbers copied | "
+        + " | ".join(columns)
+        + " | clean BLEU |",
+        "| --- " * (len(columns) + 5) + "|",
     ]
     for r in results:
         v = r["variants"]
-        cells = [pct(v[k].get("copied")) + f" ({v[k]['items']})" for k in ("names", "numbers")]
+        copied = ("names", "numbers", "numbers 2-3")
+        cells = [pct(v[k].get("copied")) + f" ({v[k]['items']})" for k in copied if k in v]
         cells += [pct(v[k].get("ratio")) for k in columns]
         name = f"{r['src']} → {r['tgt']}"
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {v['clean'].get('bleu', 0):.1f} |")
