@@ -161,6 +161,67 @@ def test_a_number_the_model_miscopied_is_mended_to_its_placeholder():
     assert protected.mended(f"{small} {more} {year} à 10:30") == f"{small} {more} {year} à 10:30"
 
 
+def test_a_date_is_given_to_the_model_as_a_weekday_and_written_the_target_way():
+    from heedful.dates import find_dates
+
+    dated = protect("Ngozi llegó el 14 de marzo de 2023 y se fue el 1 de abril.", "es", "fr")
+    assert dated.text == "Ngozi llegó el lunes y se fue el martes."  # the numbers are the date's
+    assert dated.spans == ["14 mars 2023", "1er avril"]
+    translation = "Ngozi est arrivée lundi et est partie le mardi."
+    expected = "Ngozi est arrivée le 14 mars 2023 et est partie le 1er avril."
+    assert dated.restore(translation) == expected
+    assert dated.restore_map(translation)[0] == expected
+    assert dated.restore("De lundi à mardi.") == "Du 14 mars 2023 au 1er avril."
+    assert dated.restore("LUNDI.") == "LE 14 MARS 2023."
+    # a weekday the sentence holds is no placeholder; English dates, both orders, to Spanish
+    dated = protect("On Monday, May 3rd, and on 7 June 2021, it rained.", "en", "es")
+    assert dated.placeholders == ["Tuesday", "Wednesday"]
+    assert dated.restore("El lunes, el martes y el miércoles llovió.") == (
+        "El lunes, el 3 de mayo y el 7 de junio de 2021 llovió."
+    )
+    assert protect("Nací el 3 de mayo.", "es", "en").restore("I was born on Monday.") == (
+        "I was born on May 3."
+    )
+    # no date: a day out of range, a month without a day, another language's month
+    assert find_dates("el 32 de mayo, en mayo de 2020, el 3 de May", "es") == []
+    # languages without weekdays: numbers as before
+    assert protect("el 3 de mayo", "es", "de").placeholders == [SHORT_NUMBERS[0]]
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "date"),
+    [
+        ("es-en", "Nací el 3 de mayo de 1990.", "May 3, 1990"),
+        ("es-en", "El 25 de diciembre de 2023 fuimos a ver a la abuela.", "December 25, 2023"),
+        ("en-fr", "We went to see grandma on December 25, 2023.", "le 25 décembre 2023"),
+        ("en-fr", "Today is January 1.", "le 1er janvier"),
+    ],
+)
+def test_a_date_survives_translation_on_the_bundled_models(bundled, name, text, date):
+    """Before: "I was born on May 1990 of 3.", "Aujourd'hui, c'est Janvier."."""
+    out = bundled[name].translate([text])[0]
+    assert date in out and not re.search(r"Monday|lunes|lundi|Tuesday|mardi", out), out
+
+
+def test_a_date_is_linked_to_the_date_it_became(bundled):
+    """The model aligns a weekday to a weekday; the user sees a date linked to a date, also
+    where the model dropped the weekday and it was put back."""
+    for name, text, pairs in [
+        ("es-en", "Nací en Quito el 3 de mayo de 1990.", [("3 de mayo de 1990", "May 3, 1990")]),
+        (
+            "en-fr",
+            "From May 3 to June 7 I will be in Lima.",
+            [("May 3", "3 mai"), ("June 7", "7 juin")],
+        ),
+    ]:
+        result = bundled[name].translate([text], alignments=True)[0]
+        for date, written in pairs:
+            links = [link for link in result.alignment if link.source_word == date]
+            assert len(links) == 1 and written in links[0].target_word, (result.text, links)
+            (start, end), (t_start, t_end) = links[0].source, links[0].target
+            assert text[start:end] == date and result.text[t_start:t_end] == links[0].target_word
+
+
 def test_numbers_are_written_the_target_languages_way():
     assert localise_number("1.234,50", "es", "en") == "1,234.50"
     assert localise_number("1.234.567", "es", "en") == "1,234,567"
@@ -278,19 +339,19 @@ def test_a_dropped_span_is_put_back_when_the_translation_fills_the_model_s_posit
 def test_a_number_placeholder_with_a_suffix_is_put_back_and_names_get_people():
     from heedful.protect import PEOPLE, SHORT_NUMBERS
 
-    text = "Ngozi Okafor llegó el 14 de marzo."
+    text = "Ngozi Okafor vive en el piso 14."
     protected = protect(text, "es", "en", [(0, 12)])
-    # a person for a person; a day gets a day-sized number (a three-digit one read as a year)
+    # a person for a person; a floor gets a small number (a three-digit one was read as a year)
     assert protected.placeholders == [PEOPLE[0], SHORT_NUMBERS[0]]
     assert protect("Hay 140 días.").placeholders == [NUMBERS[0]]
-    translation = f"{PEOPLE[0]} arrived on March {SHORT_NUMBERS[0]}th."
-    assert protected.restore(translation) == "Ngozi Okafor arrived on March 14th."
+    translation = f"{PEOPLE[0]} lives on the {SHORT_NUMBERS[0]}th floor."
+    assert protected.restore(translation) == "Ngozi Okafor lives on the 14th floor."
     # an English ordinal's suffix is the number's own, in the text and in its offsets' map
     for number, ordinal in [("3", "3rd"), ("21", "21st"), ("22", "22nd"), ("11", "11th")]:
-        dated = protect(f"Llegó el {number} de marzo.", "es", "en")
-        restored = f"He arrived on March {dated.placeholders[0]}th."
-        expected = f"He arrived on March {ordinal}."
-        assert dated.restore(restored) == expected
-        assert dated.restore_map(restored)[0] == expected
+        floor = protect(f"Vive en el piso {number}.", "es", "en")
+        restored = f"He lives on the {floor.placeholders[0]}th floor."
+        expected = f"He lives on the {ordinal} floor."
+        assert floor.restore(restored) == expected
+        assert floor.restore_map(restored)[0] == expected
     km = protect("Son 5 km.", "es", "en")
     assert km.restore(f"It's {km.placeholders[0]}km.") == "It's 5km."

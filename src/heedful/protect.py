@@ -20,6 +20,10 @@ A number with a decimal mark or grouped by thousands is written the target langu
 ("1.234,50" -> "1,234.50" from Spanish to English); other numbers (times, phone numbers, codes)
 are copied as they are.
 
+A date written with a month's name ("3 de mayo de 1990", "May 3, 1990") is given to the model
+as a weekday, which it translates, and written the target language's way where the weekday is
+in its translation (heedful.dates).
+
 The placeholders of software strings (``{name}``, ``{0}``, ``{{count}}``, ``%s``, ``%(count)d``,
 ``%1$s``, ``%{name}``, ``${name}``, Qt's ``%1``) are protected the same way, with a name: the
 bundled models turned them into words ("Hola {name}" -> "Hello ap-handy"), and a number in their
@@ -32,6 +36,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from heedful.dates import WEEKDAYS, find_dates, put_date, weekday_pattern, write_date
 from heedful.textmap import Span, TextMap
 from heedful.unknown_words import Unreadable
 
@@ -100,6 +105,32 @@ class Protected:
     placeholders: list[str]
     spans: list[str]  # what each placeholder stands for in the translation
     places: list[Span] = field(default_factory=list)  # where each span was in the sentence
+    # a date's placeholder is a weekday, which the model translates (heedful.dates): index ->
+    # the weekday in the target language; ``target``: that language
+    weekdays: dict[int, str] = field(default_factory=dict)
+    target: str | None = None
+
+    def as_translated(self) -> list[str]:
+        """Each placeholder as the translation holds it (a date's: its translated weekday)."""
+        return [self.weekdays.get(k, p) for k, p in enumerate(self.placeholders)]
+
+    def in_translation(self, k: int) -> re.Pattern[str]:
+        """Placeholder ``k`` as the translation holds it: itself, or a date's translated
+        weekday (with the word before it that the date keeps)."""
+        if k in self.weekdays:
+            return weekday_pattern(self.weekdays[k], self.target or "")
+        return _find(self.placeholders[k])
+
+    def _replacements(self, translation: str) -> list[tuple[Span, str]]:
+        """Where each placeholder stands in ``translation`` and what it becomes there."""
+        found = []
+        for k, span in enumerate(self.spans):
+            for match in self.in_translation(k).finditer(translation):
+                if k in self.weekdays:
+                    found += put_date(match, span, self.target or "")
+                else:
+                    found.append((match.span(), _put(match, span)))
+        return sorted(found)
 
     def mended(self, translation: str) -> str:
         """``translation`` with each number the model wrote in a number placeholder's stead put
@@ -131,30 +162,28 @@ class Protected:
         """``split`` (the model's source, and the words carried past the model) with the
         placeholders that ``translation`` lacks carried too, to be put back by alignment after
         the source word before each."""
-        absent = [p for p in self.placeholders if not _find(p).search(translation)]
+        absent = [
+            k
+            for k in range(len(self.placeholders))
+            if not self.in_translation(k).search(translation)
+        ]
         if not absent:
             return split
         carried = list(zip(split.after, split.words, strict=True))
-        for placeholder in absent:
-            found = (k for k, w in enumerate(split.readable) if _find(placeholder).search(w))
-            carried.append((next(found, 0) - 1, placeholder))
+        for k in absent:
+            seen = _find(self.placeholders[k])
+            found = (i for i, w in enumerate(split.readable) if seen.search(w))
+            carried.append((next(found, 0) - 1, self.weekdays.get(k, self.placeholders[k])))
         carried.sort(key=lambda pair: pair[0])  # stable: in order of the source
         return Unreadable(split.readable, [w for _, w in carried], [a for a, _ in carried])
 
     def restore(self, translation: str) -> str:
         """``translation`` with each placeholder replaced by its span (every time it occurs)."""
-        for placeholder, span in zip(self.placeholders, self.spans, strict=True):
-            translation = _find(placeholder).sub(lambda m, span=span: _put(m, span), translation)
-        return translation
+        return self.restore_map(translation)[0]
 
     def restore_map(self, translation: str) -> tuple[str, TextMap]:
         """``restore``, and the map from ``translation``'s offsets to the restored text's."""
-        found = sorted(
-            (match.span(), _put(match, span))
-            for placeholder, span in zip(self.placeholders, self.spans, strict=True)
-            for match in _find(placeholder).finditer(translation)
-        )
-        return TextMap.replacing(translation, found)
+        return TextMap.replacing(translation, self._replacements(translation))
 
     def sentence_map(self, sentence: str) -> TextMap:
         """The map from ``text``'s offsets to those of ``sentence``, the text protected."""
@@ -170,19 +199,35 @@ def protect(
     text: str, source: str | None = None, target: str | None = None, extra: list[Span] = ()
 ) -> Protected | None:
     """``text`` with its spans replaced by placeholders it does not already hold (numbers for
-    numbers, cities for URLs and addresses, people for ``extra``); None if it has none.
-    ``source`` and ``target``: the languages, for writing numbers. ``extra``: names to protect
-    (``unreadable_letters``, ``rare_names``), where they overlap none of the other spans."""
-    spans = find_spans(text)
-    spans = sorted(spans + [e for e in extra if not any(a < e[1] and e[0] < b for a, b in spans)])
+    numbers, cities for URLs and addresses, people for ``extra``, weekdays for dates written with
+    a month's name: heedful.dates); None if it has none. ``source`` and ``target``: the
+    languages, for writing numbers and dates. ``extra``: names to protect (``unreadable_letters``,
+    ``rare_names``), where they overlap none of the other spans."""
+    dates = dict(find_dates(text, source)) if target in WEEKDAYS else {}
+    spans = [s for s in find_spans(text) if not any(_overlap(s, d) for d in dates)]
+    spans += [e for e in extra if not any(_overlap(e, s) for s in spans + list(dates))]
+    spans = sorted(spans + list(dates))
     if not spans:
         return None
-    pools = (NAMES, NUMBERS, SHORT_NUMBERS, PEOPLE)
-    free = {pool: [p for p in pool if not _find(p).search(text)] for pool in pools}
+    pools = (NAMES, NUMBERS, SHORT_NUMBERS, PEOPLE, tuple(WEEKDAYS.get(source or "", ())))
+    free = {pool: [p for p in pool if not _find(p.lower()).search(text.lower())] for pool in pools}
     names = set(extra)
     out, placeholders, originals, places, at = [], [], [], [], 0
+    weekdays: dict[int, str] = {}
     for start, end in spans:
         span = text[start:end]
+        if (start, end) in dates:
+            pool = free[pools[-1]]
+            if not pool:
+                continue
+            weekday = pool.pop(0)
+            weekdays[len(placeholders)] = WEEKDAYS[target][WEEKDAYS[source].index(weekday)]
+            placeholders.append(weekday)
+            originals.append(write_date(dates[start, end], target))
+            places.append((start, end))
+            out += [text[at:start], weekday]
+            at = end
+            continue
         if (start, end) in names:
             pool = free[PEOPLE]
         else:
@@ -196,7 +241,12 @@ def protect(
         places.append((start, end))
         out += [text[at:start], placeholders[-1]]
         at = end
-    return Protected("".join(out) + text[at:], placeholders, originals, places)
+    text = "".join(out) + text[at:]
+    return Protected(text, placeholders, originals, places, weekdays, target)
+
+
+def _overlap(a: Span, b: Span) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
 
 
 def unreadable_letters(text: str, unknown: Callable[[str], bool]) -> list[Span]:

@@ -61,6 +61,7 @@ class Finished:
     """A translation on its way from the model to the user, stage by stage."""
 
     model: str  # the model's translation
+    mended: str  # with the numbers it miscopied mended to their placeholders (heedful.protect)
     split: Unreadable  # the words set aside (placeholders the model dropped among them)
     put_back: str  # with them put back
     carried: list[Span]  # where each of split.words is in put_back
@@ -245,7 +246,7 @@ def finish(
     if prepared.caps:
         cased = capitalise(put, [] if protected is None else protected.placeholders)
     text = cased if protected is None else protected.restore(cased)
-    return Finished(translation, split, put, spans, cased, text)
+    return Finished(translation, mended, split, put, spans, cased, text)
 
 
 def _split_unreadable(translator, text: str, ids: list[int]) -> Unreadable | None:

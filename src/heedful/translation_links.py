@@ -81,15 +81,19 @@ class TranslationLinks:
         self.found.update(zip(keys, links, strict=True))
 
     def _model_pair(self, i: int, tokens: list[int]) -> ModelPair:
-        """The source's ids and text as the model read them, the translation's as it wrote."""
+        """The source's ids and text as the model read them, the translation's as it wrote
+        them (numbers it miscopied mended to their placeholders, so they link as placeholders)."""
         prepared, carried, config = self.prepared[i], self.carried.get(i), self.translator.config
+        protected, text = prepared.protected, self.translator._text(tokens)
         tgt_ids = tokens
         if tokens[-1:] != [config.eos_id] and len(tokens) < config.max_positions:
             tgt_ids = [*tokens, config.eos_id]  # so that its last word groups as any other
         return ModelPair(
             fit_source(self.src_ids[i], config, quiet=True), tgt_ids,
-            prepared.text if carried is None else carried.text, self.translator._text(tokens),
-            [] if prepared.protected is None else prepared.protected.placeholders,
+            prepared.text if carried is None else carried.text,
+            text if protected is None else protected.mended(text),
+            [] if protected is None else protected.placeholders,
+            [] if protected is None else protected.as_translated(),
         )  # fmt: skip
 
     def of(self, i: int, option: int, done: Finished) -> list[WordLink]:
@@ -115,16 +119,20 @@ def _edits(prepared: Prepared, carried: Unreadable | None, done: Finished) -> Ed
         text, restored = protected.restore_map(done.cased)
         restored = restored if text == done.text else TextMap.diff(done.cased, done.text)
     target = Side(
-        [done.model, done.put_back, done.cased, done.text],
-        [TextMap.diff(done.model, done.put_back), TextMap.recased(done.put_back, done.cased),
+        [done.mended, done.put_back, done.cased, done.text],
+        [TextMap.diff(done.mended, done.put_back), TextMap.recased(done.put_back, done.cased),
          restored],
     )  # fmt: skip
     links = []
+    given_as = {}  # a placeholder as the translation holds it -> as the model was given it
+    if protected is not None:
+        given_as = dict(zip(protected.as_translated(), protected.placeholders, strict=True))
     unknown = list(zip(carried.words, carried.spans, strict=True)) if carried else []
     for word, span in zip(done.split.words, done.carried, strict=True):
         if unknown and word == unknown[0][0]:  # punctuation it holds left out, as of any word
             given = trim(prepared.text, unknown.pop(0)[1])
             links.append(((1, given), (1, trim(done.put_back, span))))
-        elif (where := find_word(word, model_text)) is not None:  # a placeholder dropped
+        elif (where := find_word(given_as.get(word, word), model_text)) is not None:
+            # a placeholder dropped (a date's: its weekday, as the model was given it)
             links.append(((0, where), (1, span)))
     return Edits(source, target, links)

@@ -86,6 +86,9 @@ class ModelPair:
     source_text: str
     target_text: str
     placeholders: Sequence[str] = ()
+    # each placeholder as the translation holds it, where it differs (a date's weekday, which
+    # the model translates: heedful.dates); matched regardless of case
+    translated: Sequence[str] = ()
 
 
 class ModelLinks(NamedTuple):
@@ -130,7 +133,7 @@ def model_links(
         source = model_words(pair.source_text, src_pieces, source_words(src_pieces))
         target = model_words(pair.target_text, tgt_pieces, target_words(tgt_pieces))
         source_kept = _placeholders(pair.source_text, source, pair.placeholders)
-        target_kept = _placeholders(pair.target_text, target, pair.placeholders)
+        target_kept = _placeholders(pair.target_text, target, pair.placeholders, pair.translated)
         words.append((source, target, source_kept, target_kept))
     ids = [(p.src_ids, p.tgt_ids) for p in pairs]
     apart = [(source_kept, target_kept) for _, _, source_kept, target_kept in words]
@@ -200,9 +203,21 @@ def _by_surface(text: str, surfaces: list[str]) -> list[Span | None]:
     return out
 
 
-def _placeholders(text: str, words: list[Span | None], names: Sequence[str]) -> dict[int, str]:
-    """The words that are placeholders: word index -> placeholder."""
-    return {k: text[s[0] : s[1]] for k, s in enumerate(words) if s and text[s[0] : s[1]] in names}
+def _placeholders(
+    text: str, words: list[Span | None], names: Sequence[str], shown: Sequence[str] = ()
+) -> dict[int, str]:
+    """The words that are placeholders: word index -> placeholder. ``shown``: each placeholder
+    as ``text`` holds it, if not as itself (a translated weekday: any case)."""
+    forms = {name: name for name in names}
+    for form, name in zip(shown, names, strict=True) if shown else ():
+        if form != name:
+            forms[form.lower()] = name
+    kept = {}
+    for k, span in enumerate(words):
+        word = span and text[span[0] : span[1]]
+        if word and (word in forms or word.lower() in forms):
+            kept[k] = forms.get(word) or forms[word.lower()]
+    return kept
 
 
 def trim(text: str, span: Span) -> Span:

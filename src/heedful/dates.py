@@ -1,0 +1,126 @@
+"""Dates written with a month's name ("25 de diciembre de 2023", "May 3, 1990"), kept from the
+model as a weekday it translates, and written the target language's way in its translation.
+
+The bundled models garble such dates, with or without their numbers protected: "Nací el 3 de
+mayo de 1990." gave "I was born on the 3990." and "I was born on May 3, 1990." gave "Je suis né
+le 3990.": Tatoeba writes few of them, and with digits read one by one the day and the year
+run together. They translate weekdays well ("Te llamaré el viernes." -> "I'll call you on
+Friday."), and a weekday stands where a date does ("el lunes", "on Monday", "lundi"). So each
+date is given to the model as a weekday the sentence does not hold, and that weekday in the
+translation becomes the date: "on Monday" -> "on May 3, 1990", "lundi" / "le lundi" -> "le 3 mai
+1990" (``heedful.protect``, where a weekday the translation lacks is put back by alignment like
+any placeholder).
+
+Read: Spanish "3 de mayo (de 1990)"; English "May 3(rd)(, 1990)" and "3(rd) May (1990)"; French
+"3 / 1er mai (1990)". Written: English "May 3, 1990", Spanish "3 de mayo de 1990", French "3 mai
+1990" ("1er mai"). A day outside 1-31 is no date.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from heedful.textmap import Span
+
+MONTHS = {
+    "en": ("January February March April May June July August September October November "
+           "December").split(),
+    "es": "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre "
+          "diciembre".split(),
+    "fr": "janvier février mars avril mai juin juillet août septembre octobre novembre "
+          "décembre".split(),
+}  # fmt: skip
+WEEKDAYS = {
+    "en": "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split(),
+    "es": "lunes martes miércoles jueves viernes sábado domingo".split(),
+    "fr": "lundi mardi mercredi jeudi vendredi samedi dimanche".split(),
+}
+# the words before a weekday that a date keeps ("on Monday" -> "on May 3"); other words get the
+# language's article before the date ("depuis lundi" -> "depuis le 3 mai")
+KEPT_BEFORE = {"en": ("on", "the", "by", "until", "since"), "es": ("el", "del", "al"),
+               "fr": ("le", "du", "au", "ce", "chaque")}  # fmt: skip
+ARTICLE = {"en": "", "es": "el ", "fr": "le "}
+# a preposition before a weekday that takes the article in with it ("de lundi" -> "du 3 mai")
+CONTRACTED = {"es": {"de": "del", "a": "al"}, "fr": {"de": "du", "à": "au"}}
+
+
+@dataclass(frozen=True)
+class Date:
+    day: int
+    month: int  # 1-12
+    year: str | None  # as written
+
+
+def _month_names(lang: str) -> str:
+    return "|".join(MONTHS[lang])
+
+
+_ORDINAL = r"(?:st|nd|rd|th)?"
+_PATTERNS = {
+    "es": [rf"(?P<day>\d{{1,2}}) de (?P<month>{_month_names('es')})(?: del? (?P<year>\d{{4}}))?"],
+    "en": [
+        rf"(?P<month>{_month_names('en')}) (?P<day>\d{{1,2}}){_ORDINAL}(?:,? (?P<year>\d{{4}}))?",
+        rf"(?P<day>\d{{1,2}}){_ORDINAL} (?P<month>{_month_names('en')})(?:,? (?P<year>\d{{4}}))?",
+    ],
+    "fr": [rf"(?P<day>\d{{1,2}}|1er) (?P<month>{_month_names('fr')})(?: (?P<year>\d{{4}}))?"],
+}
+_COMPILED = {
+    lang: [re.compile(rf"(?<![\w/.,:-]){p}(?![\w/-]|[.,:]\d)", re.IGNORECASE) for p in patterns]
+    for lang, patterns in _PATTERNS.items()
+}
+
+
+def find_dates(text: str, lang: str | None) -> list[tuple[Span, Date]]:
+    """The dates of ``text`` written the ``lang`` way, in order (none for another language)."""
+    found: list[tuple[Span, Date]] = []
+    for pattern in _COMPILED.get(lang or "", []):
+        for m in pattern.finditer(text):
+            day = 1 if m["day"] == "1er" else int(m["day"])
+            if not 1 <= day <= 31 or any(a < m.end() and m.start() < b for (a, b), _ in found):
+                continue
+            month = [n.lower() for n in MONTHS[lang]].index(m["month"].lower()) + 1
+            found.append((m.span(), Date(day, month, m["year"])))
+    return sorted(found, key=lambda pair: pair[0])
+
+
+def write_date(date: Date, lang: str) -> str:
+    """``date`` as ``lang`` writes it (``lang`` one of ``MONTHS``)."""
+    month = MONTHS[lang][date.month - 1]
+    if lang == "en":
+        return f"{month} {date.day}" + (f", {date.year}" if date.year else "")
+    if lang == "es":
+        return f"{date.day} de {month}" + (f" de {date.year}" if date.year else "")
+    day = "1er" if date.day == 1 else str(date.day)
+    return f"{day} {month}" + (f" {date.year}" if date.year else "")
+
+
+def weekday_pattern(weekday: str, lang: str) -> re.Pattern[str]:
+    """A weekday in a translation, with the word before it that a date keeps, if any."""
+    kept = "|".join((*KEPT_BEFORE.get(lang, ()), *CONTRACTED.get(lang, {})))
+    return re.compile(
+        rf"(?<!\w)(?:(?P<before>{kept}) )?(?P<weekday>{re.escape(weekday)})(?!\w)", re.IGNORECASE
+    )
+
+
+def put_date(match: re.Match, written: str, lang: str) -> list[tuple[Span, str]]:
+    """What a weekday's ``match`` (``weekday_pattern``) becomes, as (span, text) replacements of
+    the translation: the weekday, the date ``written`` (after the language's article unless a
+    word that a date keeps comes before it; capitalised where the weekday was, in capitals where
+    it was), and a preposition before it that takes the article in ("de" -> "du")."""
+    before, weekday = match["before"], match["weekday"]
+    capitals = len(weekday) > 1 and weekday.isupper()
+    out = []
+    contracted = CONTRACTED.get(lang, {}).get((before or "").lower())
+    if contracted:
+        word = contracted.capitalize() if before[0].isupper() else contracted
+        out.append((match.span("before"), word.upper() if capitals else word))
+        date = written
+    elif before:
+        date = written
+    else:
+        date = ARTICLE.get(lang, "") + written
+        if weekday[0].isupper() and lang != "en":  # English capitalises every weekday
+            date = date[:1].upper() + date[1:]
+    out.append((match.span("weekday"), date.upper() if capitals else date))
+    return out
