@@ -108,7 +108,7 @@ NAMES = ["Lucía", "Jürgen", "Kwame", "Oluwaseun", "Siobhan", "Bartholomew", "X
 
 def test_unseen_names_are_copied_most_of_the_time(translators):
     """Issue 29 asks for 98%; with the names the vocabulary does not know protected
-    (heedful.protect.rare_names), the fine-tuned models copy 92% and 91% of bench/robustness.py's
+    (heedful.names.rare_names), the fine-tuned models copy 92% and 91% of bench/robustness.py's
     names (before fine-tuning 2% and 5%). A name alone at the start of a sentence is left to the
     model ("Bartholomew tiene un perro." -> "Bartholw has a dog.")."""
     templates = {

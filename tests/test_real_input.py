@@ -294,7 +294,7 @@ def test_a_span_the_model_drops_is_put_back_by_alignment():
 
 
 def test_words_mixing_letters_the_vocabulary_lacks_are_protected():
-    from heedful.protect import unreadable_letters
+    from heedful.names import unreadable_letters
 
     unknown = set("üțğĞÜ").__contains__
     text = "Jürgen y Constanța vieron a Ğğ y a Ana-Ülla."
@@ -307,7 +307,7 @@ def test_words_mixing_letters_the_vocabulary_lacks_are_protected():
 
 
 def test_rare_names_are_found_by_their_pieces():
-    from heedful.protect import rare_names
+    from heedful.names import rare_names
 
     vocabulary = {"ayer", "vino", "erica", "kwame"}  # known in lower case: 1 piece; else 3
 

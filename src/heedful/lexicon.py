@@ -11,7 +11,7 @@ uses follow:
 * **Unseen names.** A capitalised word the model never read is almost always a name, and a name
   it never read it garbles ("Callum" -> "Rumitude", "Ismael aprende" -> "Ismaholics"). Such a
   word, with the capitalised words next to it ("Port Muhima", "Simon Sykes"), is a span for
-  heedful.protect to keep from the model. Without a word list, heedful.protect.rare_names
+  heedful.protect to keep from the model. Without a word list, heedful.names.rare_names
   guesses from how many pieces the vocabulary cuts a word into, and leaves a lone first word
   alone (it may be a rare verb); with one, the first word is judged like any other.
 * **Accents typed without.** "donde esta el bano": a word the model never read that, with its
@@ -29,7 +29,7 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
-from heedful.protect import first_letter, name_runs
+from heedful.names import first_letter, name_runs
 from heedful.textmap import Span
 
 FILE = "source-words.txt"

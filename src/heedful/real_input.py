@@ -26,7 +26,8 @@ from heedful.decoding import DecodingOptions
 from heedful.explain.alignment_choice import align_pair
 from heedful.explain.alignment_spans import WordLink, copied
 from heedful.explain.words import STANDALONE, to_words
-from heedful.protect import Protected, find_spans, protect, rare_names, unreadable_letters
+from heedful.names import rare_names, unreadable_letters
+from heedful.protect import Protected, find_spans, protect
 from heedful.segment import Paragraph
 from heedful.textmap import Span
 from heedful.unknown_words import Unreadable, put_back_spans, split_unreadable

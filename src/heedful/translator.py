@@ -79,7 +79,7 @@ class Translator:
         # real input, off for imported models too: texts cut into sentences (heedful.segment),
         # ALL CAPS sentences translated cased (heedful.casing), URLs, e-mail addresses and long
         # numbers kept from the model (heedful.protect); names the vocabulary cuts into many
-        # pieces too (``protect_names``, heedful.protect.rare_names)
+        # pieces too (``protect_names``, heedful.names.rare_names)
         ours = self.meta.get("format") != "marian"
         self.split_sentences = self.uncapitalise = self.protect_spans = ours
         self.protect_names = ours
