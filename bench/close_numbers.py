@@ -1,4 +1,4 @@
-"""Sentences of two or three numbers close together: does every number come back?
+"""Sentences of two or three numbers close together, and dates: does every number come back?
 
     python bench/close_numbers.py                     # both bundled models
     python bench/close_numbers.py --model models/en-fr --examples
@@ -12,9 +12,15 @@ language's way), ``n`` a small count (2-99), ``t`` a clock time, ``y`` a year, `
 month. An input counts as right when every one of its numbers is in the translation, written the
 target language's way ("7,50" from Spanish is "7.50" in English), and no other number is.
 
+Dates: 10 more templates per language with a date written with a month's name (day and month,
+or day, month and year; English in both orders), 5 fillings each; an input counts as right when
+the translation writes the date as heedful.dates.write_date does ("May 3, 1990", "3 mai 1990").
+That is strict: "the 21st of June 1989" counts as wrong.
+
 Made on 6 December 2026 for the mending of miscopied numbers (heedful.protect.Protected.mended):
 with the bundled models, every number came back in 63 of 100 es -> en and 84 of 100 en -> fr
-inputs without it, 96 and 100 with it (this script, its defaults).
+inputs without it, 96 and 100 with it (this script, its defaults). Dates: 5 of 50 (es -> en) and
+13 of 50 (en -> fr) before dates went to the model as weekdays (heedful.dates), 50 and 50 after.
 """
 
 from __future__ import annotations
@@ -58,6 +64,21 @@ TEMPLATES = {
     ],
 }  # fmt: skip
 DECIMAL = {"en": ".", "es": ",", "fr": ","}
+# dates written with a month's name: {D} a day and month, {Y} a day, month and year
+DATE_TEMPLATES = {
+    "en": [
+        "I was born on {Y}.", "The meeting is on {D} at 10:30.", "We went to see grandma on {Y}.",
+        "Today is {D}.", "She arrived on {Y} from Tokyo.", "The shop closes on {D}.",
+        "My birthday is on {D}.", "The letter is dated {Y}.", "He left on {D} and came back.",
+        "The exam is on {D}.",
+    ],
+    "es": [
+        "Nací el {Y}.", "La reunión es el {D} a las 10:30.", "Fuimos a ver a la abuela el {Y}.",
+        "Hoy es {D}.", "Llegó el {Y} desde Tokio.", "La tienda cierra el {D}.",
+        "Mi cumpleaños es el {D}.", "La carta tiene fecha del {Y}.", "Se fue el {D} y volvió.",
+        "El examen es el {D}.",
+    ],
+}  # fmt: skip
 
 
 def number(kind: str, lang: str, rng: random.Random) -> str:
@@ -90,6 +111,29 @@ def inputs(lang: str, repeats: int, seed: int) -> list[tuple[str, list[str]]]:
     return out
 
 
+def date_inputs(lang: str, repeats: int, seed: int) -> list[tuple[str, object]]:
+    """(sentence, its date) for each date template, ``repeats`` times, in order."""
+    from heedful.dates import Date, write_date
+
+    rng = random.Random(seed)
+    out = []
+    for template in DATE_TEMPLATES[lang]:
+        for _ in range(repeats):
+            with_year = "{Y}" in template
+            date = Date(
+                rng.randint(1, 28),
+                rng.randint(1, 12),
+                str(rng.randint(1900, 2030)) if with_year else None,
+            )
+            written = write_date(date, lang)
+            if lang == "en" and rng.random() < 0.3:  # the other English order
+                written = f"{date.day} {written.split()[0]}" + (
+                    f" {date.year}" if with_year else ""
+                )
+            out.append((template.replace("{Y}", written).replace("{D}", written), date))
+    return out
+
+
 def right(translation: str, expected: list[str]) -> bool:
     """Every expected number present (standing alone) and no other number written."""
     for n in expected:
@@ -118,6 +162,25 @@ def run(model: Path, repeats: int, seed: int, examples: bool) -> tuple[int, int]
     return good, len(items)
 
 
+def run_dates(model: Path, repeats: int, seed: int, examples: bool) -> tuple[int, int]:
+    """Inputs whose date the translation writes the target language's way."""
+    import json
+
+    from heedful import Translator
+    from heedful.dates import write_date
+
+    data = json.loads((model / "config.json").read_text())["data"]
+    items = date_inputs(data["src"], repeats, seed)
+    translations = Translator.load(model).translate([s for s, _ in items], beam_size=4)
+    good = 0
+    for (sentence, date), out in zip(items, translations, strict=True):
+        ok = write_date(date, data["tgt"]) in out
+        good += ok
+        if examples and not ok:
+            print(f"  {sentence}\n    -> {out}")
+    return good, len(items)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", type=Path, action="append", help="model directory (repeatable)")
@@ -132,6 +195,8 @@ def main(argv: list[str] | None = None) -> int:
     for model in args.model or [REPO / "models" / name for name in ("es-en", "en-fr")]:
         good, total = run(model, args.repeats, args.seed, args.examples)
         print(f"{model.name}: every number right in {good} of {total} inputs")
+        good, total = run_dates(model, args.repeats, args.seed, args.examples)
+        print(f"{model.name}: the date written the target way in {good} of {total} inputs")
     print(f"{time.perf_counter() - started:.0f} s, seed {args.seed}, beam 4")
     return 0
 
