@@ -118,6 +118,9 @@ def test_urls_addresses_and_numbers_are_found_without_their_punctuation():
                      "2015"]  # fmt: skip
     text = "Compré 1 pera y 12 naranjas por 7,50 euros a las 8:45."
     assert [text[a:b] for a, b in find_spans(text)] == ["12", "7,50", "8:45"]  # "1": the model's
+    # a number's sign is its own; a hyphen between numbers or after a word is no sign
+    text = "Hizo -5 grados (\u22123,5 el lunes), ganamos 3-1 y llegó la COVID-19."
+    assert [text[a:b] for a, b in find_spans(text)] == ["-5", "\u22123,5", "3-1"]
 
 
 def test_spans_get_placeholders_the_sentence_does_not_hold():
@@ -227,6 +230,7 @@ def test_numbers_are_written_the_target_languages_way():
     assert localise_number("1.234.567", "es", "en") == "1,234,567"
     assert localise_number("1,234.50", "en", "fr") == "1\u202f234,50"
     assert localise_number("3,14159", "es", "en") == "3.14159"
+    assert localise_number("-1.234,5", "es", "en") == "-1,234.5"
     for number in ["612 345 678", "+34-612-345-678", "12/05/2023", "12345"]:
         assert localise_number(number, "es", "en") == number  # not a quantity: copied
     assert localise_number("1.234,50", "es", "es") == localise_number("1.234,50", None, "en")
@@ -261,12 +265,14 @@ def test_urls_addresses_and_numbers_survive_translation_exactly(bundled, name, t
         ("en-fr", "Smith paid $1,250.50 for 3 tickets.", ["1\u202f250,50", "3"]),
         ("en-fr", "The room costs 617 euros a night, or 2661 euros a week.", ["617", "2661"]),
         ("es-en", "La habitación cuesta 617 euros por noche, o 2 euros por semana.", ["617", "2"]),
+        ("en-fr", "The temperature dropped to -5 degrees last night.", ["-5"]),
+        ("es-en", "Hacía -3,5 grados en Madrid.", ["-3.5"]),
     ],
 )
 def test_several_numbers_survive_translation_on_the_bundled_models(bundled, name, text, numbers):
     """The model writes "120" for the placeholders "100 ... 12", "10" for "100": mended."""
     out = bundled[name].translate([text])[0]
-    assert sorted(re.findall(r"\d[\d\u202f,.]*\d|\d", out)) == sorted(numbers), out
+    assert sorted(re.findall(r"-?\d[\d\u202f,.]*\d|-?\d", out)) == sorted(numbers), out
 
 
 def test_an_amount_is_written_the_target_way_on_a_bundled_model(bundled):

@@ -52,7 +52,7 @@ KEEP = {"1"}  # numbers left to the model
 
 _URL = r"(?:https?://|www\.)[^\s<>\"']+[^\s<>\"'.,;:!?)\]}]"
 _EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
-_NUMBER = r"\+?\d+(?:[ \u00a0\u202f.,:/-]\d+)*"
+_NUMBER = r"[-\u2212+]?\d+(?:[ \u00a0\u202f.,:/-]\d+)*"  # with its sign: "-5", "+34 612"
 # software strings' placeholders: Python/ICU/.NET braces, i18next/Jinja/Weblate double braces,
 # printf (positional too) and Python's named ones, Ruby's %{name}, JavaScript's ${name}, Qt's %1;
 # a percent sign after a digit ("50%s"?) or before a letter ("%sabor") is no placeholder
@@ -230,7 +230,8 @@ def protect(
         if (start, end) in names:
             pool = free[PEOPLE]
         else:
-            pool = free[NAMES if "@" in span or not span.lstrip("+")[0].isdigit() else NUMBERS]
+            number = span.lstrip("+-\u2212")[:1].isdigit()
+            pool = free[NAMES if "@" in span or not number else NUMBERS]
             if pool is free[NUMBERS] and span.isdigit() and len(span) <= 2 and free[SHORT_NUMBERS]:
                 pool = free[SHORT_NUMBERS]
         if not pool:
@@ -254,6 +255,8 @@ def localise_number(span: str, source: str | None, target: str | None) -> str:
     else (a phone number, a code) as it is."""
     if source not in _NUMBERS or target not in _NUMBERS or source == target:
         return span
+    if span[:1] in "-\u2212" and span[1:2].isdigit():  # a negative number: its sign kept
+        return span[0] + localise_number(span[1:], source, target)
     mark, grouping, _ = _NUMBERS[source]
     groups = f"[{re.escape(grouping)}]"
     number = rf"(\d{{1,3}}(?:{groups}\d{{3}})+|\d+)(?:{re.escape(mark)}(\d+))?"
