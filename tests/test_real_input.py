@@ -225,6 +225,23 @@ def test_a_date_is_linked_to_the_date_it_became(bundled):
             assert text[start:end] == date and result.text[t_start:t_end] == links[0].target_word
 
 
+@pytest.mark.parametrize(
+    "text", ["TENGO UN PERRO.", "Compré 3 manzanas por 7,50 euros.", "Nací el 3 de mayo de 1990."]
+)
+def test_attend_shows_the_translation_translate_gives(bundled, text):
+    """The model reads the sentence as translate gives it (cased, spans kept): "TENGO UN
+    PERRO." was attended to as it came and gave "I have a little money."."""
+    from heedful.explain.words import to_words
+
+    translator = bundled["es-en"]
+    attended = translator.attend(text)
+    assert attended.translation == translator.translate([text])[0]
+    words = to_words(attended)
+    if len(attended.translation.split()) == len(words.target_pieces) - 1:  # one to one: as shown
+        assert words.target_pieces[:-1] == attended.translation.split()
+        assert words.source_pieces[:-1] == text.split()
+
+
 def test_numbers_are_written_the_target_languages_way():
     assert localise_number("1.234,50", "es", "en") == "1,234.50"
     assert localise_number("1.234.567", "es", "en") == "1,234,567"

@@ -208,6 +208,12 @@ class Translator:
 
         return capture.attend(self, source, target, beam_size)
 
+    def as_translated(self, sentence: str) -> tuple[str, Callable[[str], str]]:
+        """``sentence`` as ``translate`` gives it to the model (heedful.real_input.prepare), and
+        how ``translate`` finishes the model's translation of it (heedful.real_input.finish)."""
+        prepared = real_input.prepare(self, sentence, in_capitals=False)
+        return prepared.text, lambda model: real_input.finish(self, prepared, None, model).text
+
     def attend_ids(
         self,
         src_ids: list[int],

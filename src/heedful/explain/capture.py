@@ -13,6 +13,8 @@ text's tokens then ``</s>``. Its ``Attended`` follows the translation decoder's 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import torch
 from torch import Tensor, nn
 
@@ -46,7 +48,11 @@ def attend_lm(model: nn.Module, tokenizer: Tokenizer, text: str) -> Attended:
 def attend(translator, source: str, target: str | None = None, beam_size: int = 4) -> Attended:
     """``Translator.attend``: every attention weight for one sentence, of the translation found
     by beam search (the final hypothesis's own weights), or, with ``target``, of that target
-    forced. Raises ValueError for an empty source, and, without ``target``, for one that
+    forced. Without ``target``, the model reads the sentence as ``translate`` gives it (ALL CAPS
+    cased; numbers, dates, URLs and unseen names as placeholders: ``Translator.as_translated``)
+    and the translation is ``translate``'s; words are labelled as the user's texts write them
+    where they line up one to one, else as the model read and wrote them ("lunes" for "3 de mayo
+    de 1990"). Raises ValueError for an empty source, and, without ``target``, for one that
     ``translate`` leaves untranslated (only characters outside the vocabulary)."""
     if not source.strip():
         raise ValueError("the source is empty: give a sentence to attend to")
@@ -55,14 +61,17 @@ def attend(translator, source: str, target: str | None = None, beam_size: int = 
     )
     if paragraph is not None:  # sentence by sentence, as translate translates it
         return paragraph
-    src_ids = translator._fit_source(translator.tokenizer.encode(source))
-    if target is None:
+    if target is None:  # as translate translates it: cased, spans kept from the model
+        read, finish = translator.as_translated(source)
+        src_ids = translator._fit_source(translator.tokenizer.encode(read))
         if not translator._knows_some_of(src_ids):
             raise ValueError(
                 f"{source[:40]!r} holds only characters outside the model's vocabulary, so "
                 "it has no translation to show the attention of; give a target to force one"
             )
-        return attend_ids(translator, src_ids, None, beam_size=beam_size, source=source)
+        found = attend_ids(translator, src_ids, None, beam_size=beam_size, source=source)
+        return replace(found, translation=finish(found.translation))
+    src_ids = translator._fit_source(translator.tokenizer.encode(source))
     # a tokenizer with two vocabularies (Marian) encodes targets with the target one
     encode_target = getattr(translator.tokenizer, "encode_target", translator.tokenizer.encode)
     return attend_ids(translator, src_ids, encode_target(target), source=source)
