@@ -177,10 +177,13 @@ def test_a_date_is_given_to_the_model_as_a_weekday_and_written_the_target_way():
     assert dated.restore("De lundi à mardi.") == "Du 14 mars 2023 au 1er avril."
     assert dated.restore("LUNDI.") == "LE 14 MARS 2023."
     # a weekday the sentence holds is no placeholder; English dates, both orders, to Spanish
-    dated = protect("On Monday, May 3rd, and on 7 June 2021, it rained.", "en", "es")
-    assert dated.placeholders == ["Tuesday", "Wednesday"]
-    assert dated.restore("El lunes, el martes y el miércoles llovió.") == (
-        "El lunes, el 3 de mayo y el 7 de junio de 2021 llovió."
+    dated = protect(
+        "On Monday, May 3rd, on 7 June 2021 and on the 2nd of July, it rained.", "en", "es"
+    )
+    assert dated.placeholders == ["Tuesday", "Wednesday", "Thursday"]
+    assert dated.text == "On Monday, Tuesday, on Wednesday and on Thursday, it rained."
+    assert dated.restore("El lunes, el martes, el miércoles y el jueves llovió.") == (
+        "El lunes, el 3 de mayo, el 7 de junio de 2021 y el 2 de julio llovió."
     )
     assert protect("Nací el 3 de mayo.", "es", "en").restore("I was born on Monday.") == (
         "I was born on May 3."

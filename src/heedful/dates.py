@@ -11,9 +11,9 @@ translation becomes the date: "on Monday" -> "on May 3, 1990", "lundi" / "le lun
 1990" (``heedful.protect``, where a weekday the translation lacks is put back by alignment like
 any placeholder).
 
-Read: Spanish "3 de mayo (de 1990)"; English "May 3(rd)(, 1990)" and "3(rd) May (1990)"; French
-"3 / 1er mai (1990)". Written: English "May 3, 1990", Spanish "3 de mayo de 1990", French "3 mai
-1990" ("1er mai"). A day outside 1-31 is no date.
+Read: Spanish "3 de mayo (de 1990)"; English "May 3(rd)(, 1990)", "3(rd) May (1990)" and "(the)
+3rd of May (1990)"; French "3 / 1er mai (1990)". Written: English "May 3, 1990", Spanish "3 de
+mayo de 1990", French "3 mai 1990" ("1er mai"). A day outside 1-31 is no date.
 """
 
 from __future__ import annotations
@@ -62,6 +62,8 @@ _PATTERNS = {
     "en": [
         rf"(?P<month>{_month_names('en')}) (?P<day>\d{{1,2}}){_ORDINAL}(?:,? (?P<year>\d{{4}}))?",
         rf"(?P<day>\d{{1,2}}){_ORDINAL} (?P<month>{_month_names('en')})(?:,? (?P<year>\d{{4}}))?",
+        rf"(?:the )?(?P<day>\d{{1,2}}){_ORDINAL} of (?P<month>{_month_names('en')})"
+        rf"(?:,? (?P<year>\d{{4}}))?",
     ],
     "fr": [rf"(?P<day>\d{{1,2}}|1er) (?P<month>{_month_names('fr')})(?: (?P<year>\d{{4}}))?"],
 }
