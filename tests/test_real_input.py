@@ -120,7 +120,18 @@ def test_urls_addresses_and_numbers_are_found_without_their_punctuation():
     assert [text[a:b] for a, b in find_spans(text)] == ["12", "7,50", "8:45"]  # "1": the model's
     # a number's sign is its own; a hyphen between numbers or after a word is no sign
     text = "Hizo -5 grados (\u22123,5 el lunes), ganamos 3-1 y llegó la COVID-19."
-    assert [text[a:b] for a, b in find_spans(text)] == ["-5", "\u22123,5", "3-1"]
+    assert [text[a:b] for a, b in find_spans(text)] == ["-5", "\u22123,5", "3-1", "COVID-19"]
+
+
+def test_codes_of_letters_and_digits_are_kept_but_ordinals_decades_and_hours_are_not():
+    text = "Bus 42A, flight IB3456, a PS5, 5km; the 3rd, 1er, 2º, 1990s and 3pm."
+    found = [text[a:b] for a, b in find_spans(text)]
+    assert found == ["42A", "IB3456", "PS5", "5km"]
+    protected = protect("Mi vuelo IB3456 sale del andén 42A.", "es", "en")
+    assert protected.placeholders == [NAMES[0], NUMBERS[0]]  # a letter first: a city
+    assert protected.restore(f"My flight {NAMES[0]} leaves from platform {NUMBERS[0]}.") == (
+        "My flight IB3456 leaves from platform 42A."
+    )
 
 
 def test_spans_get_placeholders_the_sentence_does_not_hold():
@@ -286,13 +297,16 @@ def test_urls_addresses_and_numbers_survive_translation_exactly(bundled, name, t
         ("en-fr", "The room costs 617 euros a night, or 2661 euros a week.", ["617", "2661"]),
         ("es-en", "La habitación cuesta 617 euros por noche, o 2 euros por semana.", ["617", "2"]),
         ("en-fr", "The temperature dropped to -5 degrees last night.", ["-5"]),
+        ("en-fr", "My flight is IB3456 to Madrid.", ["IB3456"]),
+        ("es-en", "Toma el autobús 42A.", ["42A"]),
         ("es-en", "Hacía -3,5 grados en Madrid.", ["-3.5"]),
     ],
 )
 def test_several_numbers_survive_translation_on_the_bundled_models(bundled, name, text, numbers):
     """The model writes "120" for the placeholders "100 ... 12", "10" for "100": mended."""
     out = bundled[name].translate([text])[0]
-    assert sorted(re.findall(r"-?\d[\d\u202f,.]*\d|-?\d", out)) == sorted(numbers), out
+    found = re.findall(r"(?<![\w-])-?\w*\d[\w\u202f,.]*\w|(?<![\w-])-?\d", out)
+    assert sorted(found) == sorted(numbers), out
 
 
 def test_an_amount_is_written_the_target_way_on_a_bundled_model(bundled):

@@ -64,7 +64,17 @@ _PLACEHOLDER = (
     r"|(?<![%\d])%(?:\d{1,2}\$)?[-#0+]*\d*(?:\.\d+)?(?:ll|l|h|z)?[sdifuxXeEgGcp@](?![A-Za-z])"
     r"|(?<![%\d\w])%\d{1,2}(?![\d$\w])"
 )
-_SPAN = re.compile(rf"(?<![\w@/.+-])(?:{_URL}|{_EMAIL}|{_NUMBER})(?![\w@])|(?:{_PLACEHOLDER})")
+# a code of letters and digits ("42A", "IB3456", "PS5", "COVID-19", "5km"), not an ordinal ("3rd",
+# "1er", "2º"), a decade ("1990s") or an hour ("3pm"): the bundled models garbled them ("bus 42A"
+# -> "bus 422", "my flight is IB3456" -> "IB ... Tom3456"). One that starts with a digit gets a
+# number as its placeholder, one that starts with a letter a city ("Mon vol est IB3456")
+_CODE = (
+    r"(?!\d+(?:st|nd|rd|th|er|re|e|ème|eme|ère|o|a|º|ª|s|am|pm)(?![\w-]))"
+    r"(?=[\w-]*\d)(?=[\w-]*[^\W\d_])[^\W_]+(?:-[^\W_]+)*"
+)
+_SPAN = re.compile(
+    rf"(?<![\w@/.+-])(?:{_URL}|{_EMAIL}|{_CODE}|{_NUMBER})(?![\w@])|(?:{_PLACEHOLDER})"
+)
 
 # (decimal mark, thousands separators read, thousands separator written); Spanish phone numbers
 # are grouped with spaces ("612 345 678"), so a space is read as grouping in French only
