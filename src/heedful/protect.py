@@ -20,6 +20,9 @@ A number with a decimal mark or grouped by thousands is written the target langu
 ("1.234,50" -> "1,234.50" from Spanish to English); other numbers (times, phone numbers, codes)
 are copied as they are.
 
+Codes of letters and digits ("42A", "IB3456", "PS5") are kept the same way: a number stands in
+for one that starts with a digit, a city for one that starts with a letter.
+
 A date written with a month's name ("3 de mayo de 1990", "May 3, 1990") is given to the model
 as a weekday, which it translates, and written the target language's way where the weekday is
 in its translation (heedful.dates).
