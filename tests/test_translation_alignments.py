@@ -239,6 +239,32 @@ def test_json_and_pharaoh_output(capsys, bundled):
     assert code == 0 and "alignment" not in json.loads(out)  # off unless asked for
 
 
+def test_a_span_of_several_words_links_each_of_its_words():
+    from heedful.explain.alignment_spans import WordLink
+
+    source, target = "Ngozi Okafor nació el 3 de mayo.", "Ngozi Okafor was born on May 3."
+    links = [
+        WordLink((0, 12), (0, 12), "Ngozi Okafor", "Ngozi Okafor"),  # as many words: in order
+        WordLink((22, 31), (25, 30), "3 de mayo", "May 3"),  # not as many: each to each
+    ]
+    assert word_links(links, source, target) == [(0, 0), (1, 1), (4, 5), (4, 6), (5, 5),
+                                                 (5, 6), (6, 5), (6, 6)]  # fmt: skip
+
+
+def test_align_without_a_target_counts_the_words_it_prints(capsys, bundled):
+    """As translate --alignments: the model read "Tom" and "lunes", the user sees the name and
+    the date, and the links count the words shown."""
+    for text in ["Ngozi Okafor vive en Quito.", "Nací el 25 de diciembre de 2023 en Lima."]:
+        code, aligned = heedful(capsys, "align", "--model", model_dir("es-en"), text)
+        code_t, translated = heedful(capsys, "translate", "--model", model_dir("es-en"),
+                                     "--alignments", text)  # fmt: skip
+        assert code == code_t == 0 and aligned == translated
+        translation, links = aligned.strip().split(" ||| ")
+        pairs = [tuple(map(int, link.split("-"))) for link in links.split()]
+        assert max(i for i, _ in pairs) < len(text.split())
+        assert max(j for _, j in pairs) < len(translation.split())
+
+
 # --- the method plumbing, on hand-built attention -----------------------------------------------
 
 TEXTS = ["el gato come pescado", "hola mundo", "la casa es grande", "un perro negro"]

@@ -15,8 +15,9 @@ set, prints each one's AER and records the best in the model directory: choose o
 data only.
 
 Words are the whitespace-separated words of the texts, counted from 0. Output: one line per
-pair; when the command translates (no --target), the translation comes first:
-``translation ||| 0-0 1-2 ...``.
+pair; when the command translates (no --target), it translates as ``heedful translate
+--alignments`` does (casing, numbers, dates and names kept from the model) and the translation
+comes first: ``translation ||| 0-0 1-2 ...``.
 """
 
 from __future__ import annotations
@@ -114,13 +115,39 @@ def run(args: argparse.Namespace) -> int:
         method = _choose(pairs, gold, methods, args, model_dir)
     else:
         method = _method(read_method(model_dir), args, translator.config)
+        if targets is None:  # translate, as translate does: links on the texts printed
+            return _translate_and_align(translator, lines, method, args)
         pairs = _pairs(translator, lines, targets, args, erase=method.method == "erase")
         if gold is not None:
             _check_words(pairs, targets, args)
             method = _report(pairs, gold, method, choose_layer=args.layer is None)
     for pair in pairs:
-        links = format_links(links_of(pair, method))
-        print(links if targets is not None else f"{pair.attended.translation} ||| {links}")
+        print(format_links(links_of(pair, method)))
+    return 0
+
+
+def _translate_and_align(translator, lines, method, args) -> int:
+    """Each line's translation (``Translator.translate``: casing, placeholders, sentences) and
+    its links by ``method``, counted in the whitespace words of the line and the translation;
+    a line the model cannot translate (empty, or only characters outside its vocabulary) is
+    refused with its file and line."""
+    from heedful.explain.alignment_spans import pharaoh
+
+    for number, source in lines:
+        problem = None
+        if not source.strip():
+            problem = "the source is empty"
+        elif not translator._knows_some_of(translator.tokenizer.encode(source)):
+            problem = f"{source[:40]!r} holds only characters outside the model's vocabulary"
+        if problem is not None:
+            raise ValueError(
+                problem if args.source is None else f"{args.source}, line {number}: {problem}"
+            )
+    translator.alignment_method = method
+    sources = [source for _, source in lines]
+    found = translator.translate(sources, beam_size=args.beam, alignments=True)
+    for source, done in zip(sources, found, strict=True):
+        print(f"{done.text} ||| {pharaoh(done.alignment or [], source, done.text)}")
     return 0
 
 

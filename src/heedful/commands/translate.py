@@ -38,7 +38,8 @@ from, by the method the model directory records (config.json "alignment"; see he
   A URL, e-mail address or long number links to itself, and a word carried as it is (an emoji)
   to where it was put back.
   without --json: "translation ||| 0-0 1-2 ..." (Pharaoh format: source word i - target word j,
-  words split at whitespace, counted from 0); with --n-best: "i ||| text ||| score ||| links"."""
+  words split at whitespace, counted from 0; a span of several words links word by word to one
+  of as many, else each word to each); with --n-best: "i ||| text ||| score ||| links"."""
 
 
 def add_decoding_arguments(parser: argparse.ArgumentParser) -> None:
@@ -238,10 +239,9 @@ class Writer:
 
     @staticmethod
     def _pharaoh(source: str, translation: Translation) -> str:
-        from heedful.explain.align import format_links
-        from heedful.explain.alignment_spans import word_links
+        from heedful.explain.alignment_spans import pharaoh
 
-        return format_links(set(word_links(translation.alignment or [], source, translation.text)))
+        return pharaoh(translation.alignment or [], source, translation.text)
 
 
 def _translate_html(translator, lines, options, args) -> list[list[Translation]]:

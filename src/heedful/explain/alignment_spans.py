@@ -25,11 +25,12 @@ import unicodedata
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import product
 from typing import NamedTuple
 
 from torch import Tensor
 
-from heedful.explain.align import Link
+from heedful.explain.align import Link, format_links
 from heedful.explain.alignment_choice import align_ids
 from heedful.explain.alignment_methods import AlignmentMethod, source_words, target_words
 from heedful.textmap import Span, TextMap, through
@@ -268,13 +269,24 @@ def _utf16_offsets(text: str) -> list[int]:
 
 def word_links(links: Sequence[WordLink], source: str, target: str) -> list[Link]:
     """Links as (source word, target word), words being the whitespace-separated words of each
-    text counted from 0 (Pharaoh format's ``i-j``), sorted."""
-    src_starts = [m.start() for m in _WORD.finditer(source)]
-    tgt_starts = [m.start() for m in _WORD.finditer(target)]
+    text counted from 0 (Pharaoh format's ``i-j``), sorted. A span of several words links word
+    by word to a span of as many (a name copied), else each of its words to each of the other's
+    ("3 de mayo de 1990" -> "May 3, 1990")."""
+    src_words = [m.span() for m in _WORD.finditer(source)]
+    tgt_words = [m.span() for m in _WORD.finditer(target)]
 
-    def index(starts: list[int], position: int) -> int:
-        return max(0, bisect_right(starts, position) - 1)
+    def covered(words: list[Span], span: Span) -> list[int]:
+        inside = [k for k, (a, b) in enumerate(words) if a < span[1] and span[0] < b]
+        return inside or [max(0, bisect_right([a for a, _ in words], span[0]) - 1)]
 
-    return sorted(
-        {(index(src_starts, link.source[0]), index(tgt_starts, link.target[0])) for link in links}
-    )
+    found = set()
+    for link in links:
+        here, there = covered(src_words, link.source), covered(tgt_words, link.target)
+        same = len(here) == len(there)
+        found |= set(zip(here, there, strict=True)) if same else set(product(here, there))
+    return sorted(found)
+
+
+def pharaoh(links: Sequence[WordLink], source: str, target: str) -> str:
+    """``word_links`` written as Pharaoh's ``i-j`` pairs: ``0-0 1-2 ...``."""
+    return format_links(set(word_links(links, source, target)))
