@@ -221,36 +221,31 @@ def protect(
     spans = sorted(spans + list(dates))
     if not spans:
         return None
-    pools = (NAMES, NUMBERS, SHORT_NUMBERS, PEOPLE, tuple(WEEKDAYS.get(source or "", ())))
-    free = {pool: [p for p in pool if not _find(p.lower()).search(text.lower())] for pool in pools}
+    days = tuple(WEEKDAYS.get(source or "", ()))
+    lowered = text.lower()
+    pools = (NAMES, NUMBERS, SHORT_NUMBERS, PEOPLE, days)
+    free = {pool: [p for p in pool if not _find(p.lower()).search(lowered)] for pool in pools}
     names = set(extra)
     out, placeholders, originals, places, at = [], [], [], [], 0
     weekdays: dict[int, str] = {}
     for start, end in spans:
         span = text[start:end]
         if (start, end) in dates:
-            pool = free[pools[-1]]
-            if not pool:
-                continue
-            weekday = pool.pop(0)
-            weekdays[len(placeholders)] = WEEKDAYS[target][WEEKDAYS[source].index(weekday)]
-            placeholders.append(weekday)
-            originals.append(write_date(dates[start, end], target))
-            places.append((start, end))
-            out += [text[at:start], weekday]
-            at = end
-            continue
-        if (start, end) in names:
-            pool = free[PEOPLE]
+            pool, original = free[days], write_date(dates[start, end], target)
+        elif (start, end) in names:
+            pool, original = free[PEOPLE], span
         else:
             number = span.lstrip("+-\u2212")[:1].isdigit()
             pool = free[NAMES if "@" in span or not number else NUMBERS]
             if pool is free[NUMBERS] and span.isdigit() and len(span) <= 2 and free[SHORT_NUMBERS]:
                 pool = free[SHORT_NUMBERS]
+            original = localise_number(span, source, target)
         if not pool:
             continue  # more spans than placeholders: the model is given the rest as they are
+        if (start, end) in dates:  # the weekday the translation will hold
+            weekdays[len(placeholders)] = WEEKDAYS[target][days.index(pool[0])]
         placeholders.append(pool.pop(0))
-        originals.append(localise_number(span, source, target))
+        originals.append(original)
         places.append((start, end))
         out += [text[at:start], placeholders[-1]]
         at = end
