@@ -143,42 +143,16 @@ def right(translation: str, expected: list[str]) -> bool:
     return all(d in allowed for d in re.findall(r"\d+", translation))
 
 
-def run(model: Path, repeats: int, seed: int, examples: bool) -> tuple[int, int]:
-    import json
-
-    from heedful import Translator
-    from heedful.protect import localise_number
-
-    data = json.loads((model / "config.json").read_text())["data"]
-    src, tgt = data["src"], data["tgt"]
-    items = inputs(src, repeats, seed)
-    translations = Translator.load(model).translate([s for s, _ in items], beam_size=4)
+def count_right(translator, items: list[tuple[str, object]], is_right, examples: bool) -> int:
+    """How many of ``items`` (a sentence, what its translation must hold) ``is_right(translation,
+    that)`` says come out right, beam 4; ``examples``: print the wrong ones."""
+    translations = translator.translate([sentence for sentence, _ in items], beam_size=4)
     good = 0
-    for (sentence, numbers), out in zip(items, translations, strict=True):
-        ok = right(out, [localise_number(n, src, tgt) for n in numbers])
-        good += ok
+    for (sentence, expected), out in zip(items, translations, strict=True):
+        good += (ok := is_right(out, expected))
         if examples and not ok:
             print(f"  {sentence}\n    -> {out}")
-    return good, len(items)
-
-
-def run_dates(model: Path, repeats: int, seed: int, examples: bool) -> tuple[int, int]:
-    """Inputs whose date the translation writes the target language's way."""
-    import json
-
-    from heedful import Translator
-    from heedful.dates import write_date
-
-    data = json.loads((model / "config.json").read_text())["data"]
-    items = date_inputs(data["src"], repeats, seed)
-    translations = Translator.load(model).translate([s for s, _ in items], beam_size=4)
-    good = 0
-    for (sentence, date), out in zip(items, translations, strict=True):
-        ok = write_date(date, data["tgt"]) in out
-        good += ok
-        if examples and not ok:
-            print(f"  {sentence}\n    -> {out}")
-    return good, len(items)
+    return good
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -192,11 +166,21 @@ def main(argv: list[str] | None = None) -> int:
 
     torch.set_num_threads(1)
     started = time.perf_counter()
+    from heedful import Translator
+    from heedful.dates import write_date
+    from heedful.protect import localise_number
+
     for model in args.model or [REPO / "models" / name for name in ("es-en", "en-fr")]:
-        good, total = run(model, args.repeats, args.seed, args.examples)
-        print(f"{model.name}: every number right in {good} of {total} inputs")
-        good, total = run_dates(model, args.repeats, args.seed, args.examples)
-        print(f"{model.name}: the date written the target way in {good} of {total} inputs")
+        translator = Translator.load(model)
+        src, tgt = translator.source_language, translator.target_language
+        numbers = [(sentence, [localise_number(n, src, tgt) for n in found])
+                   for sentence, found in inputs(src, args.repeats, args.seed)]  # fmt: skip
+        good = count_right(translator, numbers, right, args.examples)
+        print(f"{model.name}: every number right in {good} of {len(numbers)} inputs")
+        dates = [(sentence, write_date(date, tgt))
+                 for sentence, date in date_inputs(src, args.repeats, args.seed)]  # fmt: skip
+        good = count_right(translator, dates, lambda out, date: date in out, args.examples)
+        print(f"{model.name}: the date written the target way in {good} of {len(dates)} inputs")
     print(f"{time.perf_counter() - started:.0f} s, seed {args.seed}, beam 4")
     return 0
 
