@@ -61,6 +61,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 SEED = 20261205
+STATEMENT = re.compile(r"[^?!;:\"«»]+\.")  # one statement, no quotes
 BUNDLED = ("es-en", "en-fr")
 LOCALES = (  # Faker locales of many languages; only Latin-script outputs are kept
     "es_ES", "es_MX", "en_US", "en_GB", "fr_FR", "de_DE", "it_IT", "pt_BR", "pl_PL", "tr_TR",
@@ -342,11 +343,12 @@ def number_items(pairs, src, tgt, rng, n) -> list[Item]:
     return items
 
 
-def several_number_items(pairs, src, tgt, rng, n) -> list[Item]:
+def several_number_items(pairs, src, tgt, rng, n, names) -> list[Item]:
     """Sentences of 2-3 numbers: as many one-number items (``number_items``, of distinct dev
-    pairs) joined into one sentence as ``long_items`` joins them (``join_long``); every number
-    must come back."""
-    singles = number_items(pairs, src, tgt, rng, 3 * n)
+    pairs that are statements) joined into one sentence as ``long_items`` joins them
+    (``join_long``); every number must come back."""
+    singles = [it for it in number_items(pairs, src, tgt, rng, 3 * n)
+               if is_statement(pairs[it.parts[0]])]  # fmt: skip
     items, k = [], 0
     while len(items) < n and k < len(singles):
         group, seen = [], set()
@@ -357,10 +359,10 @@ def several_number_items(pairs, src, tgt, rng, n) -> list[Item]:
         k += len(group) or 1
         if len(group) < 2:
             continue
-        ref = join_long([it.ref for it in group], tgt, set())
-        clean = join_long([pairs[it.parts[0]].tgt for it in group], tgt, set())
+        ref = join_long([it.ref for it in group], tgt, names)
+        clean = join_long([pairs[it.parts[0]].tgt for it in group], tgt, names)
         items.append(Item(
-            join_long([it.src for it in group], src, set()), ref, [it.parts[0] for it in group],
+            join_long([it.src for it in group], src, names), ref, [it.parts[0] for it in group],
             clean, kind="+".join(it.kind for it in group), each=[it.expect for it in group],
         ))  # fmt: skip
     return items
@@ -429,11 +431,13 @@ def paragraph_items(pairs, rng, n) -> list[Item]:
     return items
 
 
+def is_statement(pair: Pair) -> bool:
+    """One statement on both sides, no quotes: what joins into one sentence."""
+    return bool(STATEMENT.fullmatch(pair.src) and STATEMENT.fullmatch(pair.tgt))
+
+
 def long_items(pairs, src, tgt, rng, n, names) -> list[Item]:
-    plain = re.compile(r"[^?!;:\"«»]+\.")  # one statement, no quotes
-    statements = [
-        i for i, p in enumerate(pairs) if plain.fullmatch(p.src) and plain.fullmatch(p.tgt)
-    ]
+    statements = [i for i, p in enumerate(pairs) if is_statement(p)]
     items, covered, target = [], 0, n if n > 0 else len(pairs)
     while covered < target:
         parts, words, tries = [], 0, 0
@@ -461,7 +465,7 @@ def make_variants(pairs: list[Pair], src: str, tgt: str, n: int, seed: int, pool
         "casual": [Item(casual(it.src), it.ref, it.parts, it.ref) for it in base],
         "paragraphs": paragraph_items(pairs, rng, n),
         "long": long_items(pairs, src, tgt, rng, n, names),
-        "numbers 2-3": several_number_items(pairs, src, tgt, rng, n),  # last: the rest as before
+        "numbers 2-3": several_number_items(pairs, src, tgt, rng, n, names),  # last: as before
     }
 
 
@@ -479,10 +483,8 @@ def score_variant(name: str, items: list[Item], hyp: dict, pairs, tgt, names) ->
     numbers; a few examples and every failed copy."""
     hypotheses = [hyp[it.src] for it in items]
     clean = [[hyp[pairs[i].src] for i in it.parts] for it in items]
-    if name == "long":
+    if name in ("long", "numbers 2-3"):
         clean_joined = [join_long(c, tgt, names) for c in clean]
-    elif name == "numbers 2-3":
-        clean_joined = [join_long(c, tgt, set()) for c in clean]
     else:
         clean_joined = [" ".join(c) for c in clean]
     result = {"items": len(items)}

@@ -202,6 +202,24 @@ def test_long_sentences_join_statements_into_40_to_80_words():
     assert rb.join_long(["Él come.", "Ignacio bebe."], "es", set()) == "Él come e ignacio bebe."
 
 
+def test_sentences_of_several_numbers_join_statements_and_need_every_number():
+    import random
+
+    pairs = [*PAIRS, rb.Pair("¿Tienes tres gatos?", "Do you have three cats?")] * 3
+    names, _ = rb.name_candidates(pairs, "es", "en")
+    items = rb.several_number_items(pairs, "es", "en", random.Random(0), 6, names)
+    assert items
+    for item in items:
+        assert 2 <= len(item.each) == len(item.parts) <= 3
+        assert len(set(item.parts)) == len(item.parts) and item.src.count(".") == 1
+        assert all(rb.is_statement(pairs[i]) for i in item.parts)  # "¿...?" is no part
+        assert rb.copies(item.ref, item)  # the reference holds every number
+        first = item.each[0][0]
+        assert not rb.copies(
+            re.sub(rf"(?<![\d.,]){re.escape(first)}(?![\d.,])", "", item.ref, count=1), item
+        )
+
+
 def test_the_script_runs_on_a_bundled_model(tmp_path):
     out = tmp_path / "robustness.json"
     model = REPO / "models" / "es-en"
