@@ -6,7 +6,8 @@ for one model, against eflomal trained in the same run.
 The model reads the gold's 147 pairs as they are (tokenised, French contractions undone:
 "de le", "je ai"), the target forced. Rows (heedful.explain.alignment_methods):
   default          predict, penultimate layer, mean of heads, argmax (what heedful did before)
-  per layer        predict / shift, each layer's mean of heads, argmax
+  per layer        predict / shift / full, each layer's mean of heads, argmax (full: read as
+                   shift in a pass reading the whole target, Garg et al.'s full context)
   aggregation      the default with source pieces averaged instead of summed
   tricks           normalized per source word, grow-diag-final-and of both argmax directions
   erase            leave-one-source-word-out drop in log p (argmax, grow-diag-final-and)
@@ -83,7 +84,7 @@ def heedful_rows(model_dir: Path, en: list[str], fr: list[str], gold) -> tuple[l
 
     default = AlignmentMethod()
     rows = [scored("default: predict, penultimate layer, all heads", default)]
-    for method in ("predict", "shift"):
+    for method in ("predict", "shift", "full"):
         for layer in range(n_layers):
             rows.append(
                 scored(f"{method}, layer {layer + 1}, all heads", AlignmentMethod(method, layer))
@@ -111,9 +112,10 @@ def heedful_rows(model_dir: Path, en: list[str], fr: list[str], gold) -> tuple[l
 
     chosen_on = f"{GOLD_DIR.name}/dev.gold"
     for label, methods in (
-        ("all methods", ("predict", "shift", "erase")),
-        ("attention only", ("predict", "shift")),
+        ("all methods", ("predict", "shift", "full", "erase")),
+        ("attention only", ("predict", "shift", "full")),
         ("shift only", ("shift",)),
+        ("full only", ("full",)),
     ):
         best, _ = choose(pairs, gold, chosen_on, methods)
         rows.append(

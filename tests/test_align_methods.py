@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 
 import pytest
 import torch
@@ -291,8 +292,15 @@ def test_choose_finds_the_one_head_and_reading_that_matches_the_gold():
     assert evaluate([pair], gold, best) == 0.0
     # read one row too early (predict), the same head links word j to perm[j - 1]
     assert min(c.aer for c in tried if c.method == "predict") > 0.5
+    # the same head in a full-context pass, the causal pass noise: "full" wins
+    noise = torch.rand(2, 3, 9, 9).softmax(-1)
+    full = Pair(replace(pair.attended, cross=noise, cross_full=cross))
+    best, _ = choose([full], gold, "hand-made", methods=("predict", "shift", "full"))
+    assert (best.method, best.layer, best.aer) == ("full", 1, 0.0)
+    with pytest.raises(ValueError, match="full-context pass"):
+        choose([pair], gold, "hand-made", methods=("full",))
     with pytest.raises(ValueError, match="needs the pair's erasure scores"):
-        choose([pair], gold, "hand-made")
+        choose([full], gold, "hand-made")
 
 
 # --- the command ----------------------------------------------------------------------------

@@ -104,7 +104,7 @@ def test_the_bundled_models_links_are_those_of_the_forced_pass(name, monkeypatch
     texts = [line.split("\t")[column] for line in lines]
     texts.append(" ".join(texts[:5]))  # a paragraph: its sentences decode in one batch
     kept = translator.translate(texts, 4, alignments=True, batch_size=16)
-    monkeypatch.setattr(translation_links, "ATTENTION_METHODS", ())  # the forced pass only
+    monkeypatch.setattr(translation_links, "DECODED_METHODS", ())  # the forced pass only
     forced = translator.translate(texts, 4, alignments=True, batch_size=16)
     assert [f.text for f in kept] == [f.text for f in forced]
     assert [f.alignment for f in kept] == [f.alignment for f in forced]

@@ -215,6 +215,30 @@ def test_the_alignment_head_sees_what_the_model_computes():
     assert torch.allclose(loss, by_hand, atol=1e-4)
 
 
+def test_the_full_context_pass_reads_the_whole_target_and_keeps_padding_out():
+    """Garg et al.'s pass: the head's weights are the model's own full-context weights, the rows
+    before a changed token change with it, and a padded row reads as the same row unpadded."""
+    torch.manual_seed(0)
+    model = Transformer(ModelConfig.tiny(50)).eval()
+    head = AlignmentHead(model, layer=1, head=1)
+    src = torch.tensor([[5, 6, 7, 2, 0], [8, 9, 10, 11, 2]])
+    tgt = torch.tensor([[1, 12, 13, 0], [1, 14, 15, 16]])
+
+    def full(tgt):
+        model(src, tgt)  # the causal pass, as training runs it first
+        return head.full_context_log_weights(tgt).exp()
+
+    expected = model(src, tgt, return_attention=True, full_context=True).attention.cross[1, :, 1]
+    got = full(tgt)
+    assert torch.allclose(got, expected, atol=1e-5)
+    causal = model(src, tgt, return_attention=True).attention.cross[1, :, 1]
+    assert not torch.allclose(got[1, :3], causal[1, :3], atol=1e-3)
+    changed = full(torch.tensor([[1, 12, 13, 0], [1, 14, 15, 17]]))
+    assert not torch.allclose(changed[1, :3], got[1, :3], atol=1e-3)  # it reads ahead
+    alone = full(torch.tensor([[1, 12, 13]]).expand(2, 3))
+    assert torch.allclose(alone[0, :3, :4], got[0, :3, :4], atol=1e-5)  # the pad is not read
+
+
 # --- runs -----------------------------------------------------------------------------------------
 
 REAL_INPUT = [
@@ -258,6 +282,20 @@ def test_resume_with_augmentation_and_alignment_is_bit_identical(tmp_path, strai
     output = finish(heedful("--resume", str(half), "--set", f"train.max_steps={N}"))
     assert "aligning" not in output  # the cached links were read
     assert_same_run(straight_real_input, half)
+
+
+def test_resume_with_the_full_context_alignment_pass_is_bit_identical(tmp_path):
+    full = [*REAL_INPUT, "align.position=full"]
+    straight, half = tmp_path / "straight", tmp_path / "half"
+    finish(heedful(*CONFIG, "--out", str(straight), "--set", *SETTINGS, *full,
+                   f"train.max_steps={N}"))  # fmt: skip
+    assert load_model_dir(straight)[2]["alignment"]["method"] == "full"
+    half.mkdir()
+    shutil.copy(straight / "alignments.txt", half / "alignments.txt")
+    finish(heedful(*CONFIG, "--out", str(half), "--set", *SETTINGS, *full,
+                   f"train.max_steps={N // 2}"))  # fmt: skip
+    finish(heedful("--resume", str(half), "--set", f"train.max_steps={N}"))
+    assert_same_run(straight, half)
 
 
 def test_fine_tuning_starts_from_the_model_directory(tmp_path, straight_real_input):

@@ -299,17 +299,19 @@ def with_outputs(translator: Translator, monkeypatch) -> Translator:
 
 def hand_built(tokenizer, calls):
     """A stand-in for forced_cross: head 0 looks from target word j at source word j, head 1 at
-    source word -1 - j (modulo the source's words)."""
+    source word -1 - j (modulo the source's words), in the rows that produce the word (or, in a
+    full-context pass, read it)."""
 
-    def forced_cross(model, pairs, layer, *, memories=None, batch_size=128):
-        calls.append((layer, memories is not None))
+    def forced_cross(model, pairs, layer, *, memories=None, batch_size=128, full_context=False):
+        calls.append((layer, memories is not None, full_context))
         out = []
         for src, tgt in pairs:
             columns = [g[0] for g in source_words(tokenizer.pieces(src))]
             weights = torch.zeros(model.config.n_heads, len(tgt), len(src))
             for j, group in enumerate(target_words(tokenizer.pieces(tgt))):
-                weights[0, group, columns[j % len(columns)]] = 1.0
-                weights[1, group, columns[-1 - j % len(columns)]] = 1.0
+                rows = [t + 1 for t in group] if full_context else group  # where it is read
+                weights[0, rows, columns[j % len(columns)]] = 1.0
+                weights[1, rows, columns[-1 - j % len(columns)]] = 1.0
             out.append(weights)
         return out
 
@@ -322,6 +324,7 @@ def hand_built(tokenizer, calls):
         ({"method": "predict", "layer": 0, "heads": [1]}, 1, 0),
         ({"method": "predict", "layer": 1, "heads": [0], "chosen_on": "guided training"}, 0, 1),
         (None, None, 0),  # no record: the penultimate layer, every head (of 2 layers: the first)
+        ({"method": "full", "layer": 1, "heads": [1]}, 1, 1),  # a full-context pass
     ],
 )
 def test_the_models_record_chooses_layer_and_heads(tiny, monkeypatch, record, head, layer):
@@ -332,7 +335,8 @@ def test_the_models_record_chooses_layer_and_heads(tiny, monkeypatch, record, he
     translator = with_outputs(Translator(model, tokenizer, meta), monkeypatch)
     results = translator.translate(TEXTS, 2, alignments=True)
     assert [found.text for found in results] == OUTPUTS
-    assert calls == [(layer, True)]  # one pass for every text, reusing the encoder's output
+    # one pass for every text, reusing the encoder's output (a full-context one for "full")
+    assert calls == [(layer, True, bool(record) and record["method"] == "full")]
     for text, found in zip(TEXTS, results, strict=True):
         n_source, n_target = len(text.split()), len(found.text.split())
         by_head = [{(j % n_source, j) for j in range(n_target)},
@@ -360,7 +364,7 @@ def test_a_method_set_on_the_translator_wins_and_erasure_runs_no_attention_pass(
     translator = with_outputs(Translator(model, tokenizer, record), monkeypatch)
     translator.alignment_method = AlignmentMethod("predict", layer=1, heads=(0,))
     (found,) = translator.translate([TEXTS[0]], 2, alignments=True)
-    assert calls == [(1, True)] and not erased
+    assert calls == [(1, True, False)] and not erased
     assert word_links(found.alignment, TEXTS[0], found.text) == [(j, j) for j in range(4)]
     translator.alignment_method = AlignmentMethod("erase")
     (found,) = translator.translate([TEXTS[0]], 2, alignments=True)
@@ -383,7 +387,8 @@ def test_a_generate_without_the_hook_still_gets_links_and_the_same(bundled, monk
 
 def test_the_batched_forced_pass_gives_each_pairs_own_attention(tiny):
     """forced_cross over a batch (with the encoder run there, or its output given) equals
-    forced decoding of each pair alone, layer by layer."""
+    forced decoding of each pair alone, layer by layer; so does its full-context pass, padding
+    kept out of the rows that now read the whole target."""
     from heedful.explain.capture import forced_cross
 
     model, tokenizer = tiny
@@ -405,6 +410,12 @@ def test_the_batched_forced_pass_gives_each_pairs_own_attention(tiny):
             assert a.shape == alone.shape == (model.config.n_heads, len(tgt), len(src))
             torch.testing.assert_close(a, alone, atol=1e-5, rtol=1e-4)
             torch.testing.assert_close(b, alone, atol=1e-5, rtol=1e-4)
+        full = forced_cross(model, pairs, layer, memories=memories, full_context=True)
+        for (src, tgt), a in zip(pairs, full, strict=True):
+            alone = translator.attend_ids(src, tgt, full_context=True).cross_full[layer]
+            torch.testing.assert_close(a, alone, atol=1e-5, rtol=1e-4)
+            causal = translator.attend_ids(src, tgt).cross[layer]
+            assert not torch.allclose(a[:, :-1], causal[:, :-1], atol=1e-3)  # reads ahead
 
 
 def test_a_dropped_placeholder_links_its_span_to_where_it_was_put_back(tiny):

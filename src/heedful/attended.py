@@ -29,3 +29,6 @@ class Attended:
     decoder_self: Tensor | None  # [L, H, T, T]
     cross: Tensor | None  # [L, H, T, S]       (None for a decoder-only model)
     score: float | None = None  # the hypothesis's score under beam search
+    # [L, H, T, S]: cross-attention of a pass reading the whole target (no causal mask), for
+    # the ``full`` alignment method; computed only where that method is asked for
+    cross_full: Tensor | None = None

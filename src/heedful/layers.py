@@ -176,16 +176,19 @@ class DecoderLayer(nn.Module):
         cross_head_mask: Tensor | None = None,
         need_weights: bool = False,
         cross_weights_of: list[int] | None = None,
+        causal: bool = True,
     ) -> LayerOutput:
         """x: [B, T, d_model]; memory: [B, S, d_model] or its projected keys and values;
         memory_mask: [B, S], True = real source token. Targets are right-padded, so causal
         masking alone keeps every real position away from padding; ``self_mask`` [B, t]: the
         cached positions each row may read, where rows began at different steps.
         ``cross_weights_of``: cross-attention's weights of these heads only, as cross_weights.
+        ``causal=False``: every position reads the whole target (Garg et al.'s full-context
+        alignment pass); ``self_mask`` [B, T] must then keep the padding out.
         """
         h = self.self_attn_residual.before(x)
         h, kv, self_weights = self.self_attn(
-            h, causal=True, past=past, key_mask=self_mask, head_mask=self_head_mask,
+            h, causal=causal, past=past, key_mask=self_mask, head_mask=self_head_mask,
             need_weights=need_weights,
         )  # fmt: skip
         x = self.self_attn_residual.after(x, h)
@@ -197,3 +200,12 @@ class DecoderLayer(nn.Module):
         x = self.cross_attn_residual.after(x, h)
         x = self.ffn_residual.after(x, self.ffn(self.ffn_residual.before(x)))
         return LayerOutput(x, kv, self_weights, cross_weights)
+
+    def cross_query(
+        self, x: Tensor, *, causal: bool = True, self_mask: Tensor | None = None
+    ) -> Tensor:
+        """What this layer's cross-attention reads from for input x: ``forward`` up to it (for
+        the weights of alignments, without computing what comes after)."""
+        h = self.self_attn_residual.before(x)
+        h, _, _ = self.self_attn(h, causal=causal, key_mask=self_mask)
+        return self.cross_attn_residual.before(self.self_attn_residual.after(x, h))

@@ -160,10 +160,11 @@ class Decoder(nn.Module):
         self.norm = final_norm(config)
 
     def forward(self, x, memory, memory_mask, *, past=None, self_mask=None, head_mask=None,
-                need_weights=False, aligning=None):  # fmt: skip
+                need_weights=False, aligning=None, causal=True):  # fmt: skip
         """memory: one [B, S, d_model] tensor or per-layer KeyValues; past: per-layer KeyValues;
         self_mask: [B, t] the positions each row reads (``DecoderCache.starts``); ``aligning``:
-        (layer, heads) whose cross-attention weights to return (heedful.aligning).
+        (layer, heads) whose cross-attention weights to return (heedful.aligning); ``causal``
+        False: every position reads the whole target (``Transformer.forward(full_context=...)``).
         Returns x, the new per-layer self-attention KeyValues, and the weights if asked for."""
         new_kv, self_weights, cross_weights = [], [], []
         aligned = None
@@ -179,6 +180,7 @@ class Decoder(nn.Module):
                 cross_head_mask=head_mask and head_mask.layer("cross", i),
                 need_weights=need_weights,
                 cross_weights_of=heads,
+                causal=causal,
             )
             x = out.x
             new_kv.append(out.self_kv)
@@ -232,15 +234,20 @@ class Transformer(nn.Module):
         *,
         return_attention: bool = False,
         head_mask: HeadMask | None = None,
+        full_context: bool = False,
     ) -> Tensor | TransformerOutput:
         """src_ids: [B, S]; tgt_ids: [B, T], the decoder's input (starting with the start token,
         right-padded). Returns logits [B, T, V] for the next token at every position, or, with
         ``return_attention``, a TransformerOutput with the logits and every attention weight.
+        ``full_context``: the decoder's self-attention without its causal mask, every position
+        reading the whole target: Garg et al.'s (2019) pass for alignments, not for predicting.
         """
         memory = self.encode(src_ids, head_mask=head_mask, return_attention=return_attention)
         x, _, attention = self.decoder(
             self.tgt_embed(tgt_ids), memory.states, memory.mask,
             head_mask=head_mask, need_weights=return_attention,
+            causal=not full_context,
+            self_mask=padding_mask(tgt_ids, self.config.pad_id) if full_context else None,
         )  # fmt: skip
         logits = self.project(x)
         if not return_attention:

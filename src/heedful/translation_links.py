@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from heedful.aligning import Trails
 from heedful.decoding import fit_source
-from heedful.explain.alignment_methods import ATTENTION_METHODS
+from heedful.explain.alignment_methods import DECODED_METHODS
 from heedful.explain.alignment_spans import (
     Edits,
     ModelLinks,
@@ -45,7 +45,7 @@ class TranslationLinks:
         self.src_ids, self.todo = src_ids, todo
         self.method = translator.resolved_alignment()
         self.trails = None  # decoding keeps the aligning heads' weights (heedful.aligning)
-        if self.method.method in ATTENTION_METHODS:
+        if self.method.method in DECODED_METHODS:
             heads = self.method.heads or range(translator.config.n_heads)
             self.trails = Trails(self.method.layer, heads)
         self.found: dict[tuple[int, int], ModelLinks] = {}  # (source, option) -> links

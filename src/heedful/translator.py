@@ -201,12 +201,16 @@ class Translator:
 
     # --- attention -----------------------------------------------------------------------------
 
-    def attend(self, source: str, target: str | None = None, beam_size: int = 4) -> Attended:
+    def attend(
+        self, source: str, target: str | None = None, beam_size: int = 4,
+        *, full_context: bool | None = None,
+    ) -> Attended:  # fmt: skip
         """Every attention weight for one sentence, of the translation beam search finds or of
-        ``target`` forced (``heedful.explain.capture.attend``)."""
+        ``target`` forced (``heedful.explain.capture.attend``); ``full_context``: with the
+        ``full`` alignment method's pass too (None: where the model records that method)."""
         from heedful.explain import capture
 
-        return capture.attend(self, source, target, beam_size)
+        return capture.attend(self, source, target, beam_size, full_context=full_context)
 
     def as_translated(self, sentence: str) -> tuple[str, Callable[[str], str]]:
         """``sentence`` as ``translate`` gives it to the model (heedful.real_input.prepare), and
@@ -221,11 +225,13 @@ class Translator:
         *,
         beam_size: int = 4,
         source: str | None = None,
+        full_context: bool | None = None,
     ) -> Attended:
         """``attend`` at id level: ``tgt_ids`` are the tokens the decoder is to produce."""
         from heedful.explain import capture
 
-        return capture.attend_ids(self, src_ids, tgt_ids, beam_size=beam_size, source=source)
+        return capture.attend_ids(self, src_ids, tgt_ids, beam_size=beam_size, source=source,
+                                  full_context=full_context)  # fmt: skip
 
     # --- the tokenizer's side --------------------------------------------------------------------
 

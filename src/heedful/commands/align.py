@@ -60,8 +60,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--method",
-        choices=("predict", "shift", "erase"),
-        help="attention at the step predicting the word, at the step reading it, or erasure",
+        choices=("predict", "shift", "full", "erase"),
+        help="attention at the step predicting the word, at the step reading it, at that step "
+        "in a pass reading the whole target, or erasure",
     )
     parser.add_argument("--layer", type=int, metavar="L", help="layer, from 1; -1 is the last")
     parser.add_argument("--heads", metavar="H,H|all", help="heads to average, from 1 (or all)")
@@ -109,15 +110,15 @@ def run(args: argparse.Namespace) -> int:
     model_dir = resolve_model(args.model)
     translator = Translator.load(model_dir)
     if args.choose:
-        methods = [args.method] if args.method else ["predict", "shift", "erase"]
-        pairs = _pairs(translator, lines, targets, args, erase="erase" in methods)
+        methods = [args.method] if args.method else ["predict", "shift", "full", "erase"]
+        pairs = _pairs(translator, lines, targets, args, methods=methods)
         _check_words(pairs, targets, args)
         method = _choose(pairs, gold, methods, args, model_dir)
     else:
         method = _method(read_method(model_dir), args, translator.config)
         if targets is None:  # translate, as translate does: links on the texts printed
             return _translate_and_align(translator, lines, method, args)
-        pairs = _pairs(translator, lines, targets, args, erase=method.method == "erase")
+        pairs = _pairs(translator, lines, targets, args, methods=[method.method])
         if gold is not None:
             _check_words(pairs, targets, args)
             method = _report(pairs, gold, method, choose_layer=args.layer is None)
@@ -191,9 +192,9 @@ def _heads(given: str, n_heads: int) -> tuple[int, ...] | None:
     return tuple(sorted({h - 1 for h in numbers}))
 
 
-def _pairs(translator, lines, targets, args, *, erase: bool):
-    """Each line's attention (its target forced, or its translation found) and, for the
-    erase method, its erasure scores."""
+def _pairs(translator, lines, targets, args, *, methods: list[str]):
+    """Each line's attention (its target forced, or its translation found; with the full
+    method's pass if ``methods`` hold it) and, for the erase method, its erasure scores."""
     from heedful.explain.alignment_choice import Pair
     from heedful.explain.erasure import erase_pair
 
@@ -201,9 +202,11 @@ def _pairs(translator, lines, targets, args, *, erase: bool):
     for k, (number, source) in enumerate(lines):
         target = None if targets is None else targets[k]
         try:
-            attended = translator.attend(source, target, beam_size=args.beam)
+            attended = translator.attend(
+                source, target, beam_size=args.beam, full_context="full" in methods
+            )
             erased = None
-            if erase:
+            if "erase" in methods:
                 erased = erase_pair(
                     translator, source, attended.translation if target is None else target
                 )

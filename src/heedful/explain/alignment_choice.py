@@ -43,13 +43,14 @@ class Pair:
 def prepare(
     translator, sources: Sequence[str], targets: Sequence[str], *, erase: bool
 ) -> list[Pair]:
-    """Forced decoding of each pair (and its erasure scores if ``erase``)."""
+    """Forced decoding of each pair, causal and full-context (and its erasure scores if
+    ``erase``)."""
     from heedful.explain.erasure import erase_pair
 
     pairs = []
     for source, target in zip(sources, targets, strict=True):
         erased = erase_pair(translator, source, target) if erase else None
-        pairs.append(Pair(translator.attend(source, target), erased))
+        pairs.append(Pair(translator.attend(source, target, full_context=True), erased))
     return pairs
 
 
@@ -118,6 +119,7 @@ def align_ids(
             found = forced_cross(
                 model, [pairs[k] for k in missing], method.layer,
                 memories=None if memories is None else [memories[k] for k in missing],
+                full_context=method.method == "full",
             )  # fmt: skip
         heads = slice(None) if method.heads is None else list(method.heads)
         for k, cross in zip(missing, found, strict=True):

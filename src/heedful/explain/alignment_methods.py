@@ -10,6 +10,9 @@ Scores:
   penultimate layer's mean over heads, which is heedful's default.
 - ``shift``: cross-attention at the step where y_t is the decoder's *input* (row t + 1), as in
   Chen et al. (2020, "Accurate Word Alignment Induction from Neural Machine Translation").
+- ``full``: read as ``shift``, in a pass where the decoder's self-attention has no causal mask
+  (every position reads the whole target): Garg et al.'s (2019) full target context, for a model
+  whose guided head was trained that way (``align.position: full``). One more forced pass.
 - ``erase``: how much the log-probability of y_t drops when one source word is hidden from the
   model (Li et al., 2016, "Understanding Neural Networks through Representation Erasure"):
   one forced-decoding pass per source word (``heedful.explain.erasure``); no layer, no heads.
@@ -50,8 +53,9 @@ from heedful.explain.align import Link, penultimate
 from heedful.explain.words import STANDALONE, merge, target_groups, word_groups
 from heedful.wordalign import symmetrize
 
-METHODS = ("predict", "shift", "erase")
-ATTENTION_METHODS = ("predict", "shift")
+METHODS = ("predict", "shift", "full", "erase")
+ATTENTION_METHODS = ("predict", "shift", "full")
+DECODED_METHODS = ("predict", "shift")  # weights decoding computes anyway (heedful.aligning)
 NORMALIZATIONS = ("target", "source")
 LINKINGS = ("argmax", "intersection", "grow-diag-final-and")
 RECORD_KEY = "alignment"
@@ -200,7 +204,9 @@ def head_scores(attended: Attended, method: str, layer: int) -> Tensor:
     read at the step predicting each target token (``predict``) or reading it (``shift``)."""
     if attended.cross is None:
         raise ValueError("alignments need cross-attention: this model has none")
-    weights = attended.cross[layer]  # [H, T, S]
+    if method == "full" and attended.cross_full is None:
+        raise ValueError("the full method reads a full-context pass: attend with full_context")
+    weights = (attended.cross_full if method == "full" else attended.cross)[layer]  # [H, T, S]
     return word_head_scores(weights, attended.source_pieces, attended.target_pieces, method)
 
 
@@ -212,7 +218,7 @@ def word_head_scores(
         raise ValueError(f"{method!r} is not an attention method {ATTENTION_METHODS}")
     weights = weights.float()
     rows = target_words(target_pieces)
-    if method == "shift":  # the row where the token is the input; a last piece without </s>
+    if method != "predict":  # the row where the token is the input; a last piece without </s>
         last = weights.shape[1] - 1  # after it was never read: its own row stands in
         rows = [[min(t + 1, last) for t in group] for group in rows]
     return merge(weights, rows, source_words(source_pieces))

@@ -45,7 +45,10 @@ def attend_lm(model: nn.Module, tokenizer: Tokenizer, text: str) -> Attended:
 # --- translation models ----------------------------------------------------------------------
 
 
-def attend(translator, source: str, target: str | None = None, beam_size: int = 4) -> Attended:
+def attend(
+    translator, source: str, target: str | None = None, beam_size: int = 4,
+    *, full_context: bool | None = None,
+) -> Attended:  # fmt: skip
     """``Translator.attend``: every attention weight for one sentence, of the translation found
     by beam search (the final hypothesis's own weights), or, with ``target``, of that target
     forced. Without ``target``, the model reads the sentence as ``translate`` gives it (ALL CAPS
@@ -53,12 +56,14 @@ def attend(translator, source: str, target: str | None = None, beam_size: int = 
     and the translation is ``translate``'s; words are labelled as the user's texts write them
     where they line up one to one, else as the model read and wrote them ("lunes" for "3 de mayo
     de 1990"). Raises ValueError for an empty source, and, without ``target``, for one that
-    ``translate`` leaves untranslated (only characters outside the vocabulary)."""
+    ``translate`` leaves untranslated (only characters outside the vocabulary).
+    ``full_context``: as ``attend_ids``'s."""
     if not source.strip():
         raise ValueError("the source is empty: give a sentence to attend to")
     paragraph = attend_paragraph(
-        translator, source, target, lambda s, t: attend(translator, s, t, beam_size)
-    )
+        translator, source, target,
+        lambda s, t: attend(translator, s, t, beam_size, full_context=full_context),
+    )  # fmt: skip
     if paragraph is not None:  # sentence by sentence, as translate translates it
         return paragraph
     if target is None:  # as translate translates it: cased, spans kept from the model
@@ -69,12 +74,15 @@ def attend(translator, source: str, target: str | None = None, beam_size: int = 
                 f"{source[:40]!r} holds only characters outside the model's vocabulary, so "
                 "it has no translation to show the attention of; give a target to force one"
             )
-        found = attend_ids(translator, src_ids, None, beam_size=beam_size, source=source)
+        found = attend_ids(translator, src_ids, None, beam_size=beam_size, source=source,
+                           full_context=full_context)  # fmt: skip
         return replace(found, translation=finish(found.translation))
     src_ids = translator._fit_source(translator.tokenizer.encode(source))
     # a tokenizer with two vocabularies (Marian) encodes targets with the target one
     encode_target = getattr(translator.tokenizer, "encode_target", translator.tokenizer.encode)
-    return attend_ids(translator, src_ids, encode_target(target), source=source)
+    return attend_ids(
+        translator, src_ids, encode_target(target), source=source, full_context=full_context
+    )
 
 
 @torch.inference_mode()
@@ -85,8 +93,11 @@ def attend_ids(
     *,
     beam_size: int = 4,
     source: str | None = None,
+    full_context: bool | None = None,
 ) -> Attended:
-    """``attend`` at id level: ``tgt_ids`` are the tokens the decoder is to produce."""
+    """``attend`` at id level: ``tgt_ids`` are the tokens the decoder is to produce.
+    ``full_context``: also the cross-attention of a full-context pass (``cross_full``, for the
+    ``full`` alignment method); None: where the model's recorded method is ``full``."""
     model, tokenizer = translator.model, translator.tokenizer
     src = pad([src_ids], model.config.pad_id, next(model.parameters()).device)
     encoder_self = model.encode(src, return_attention=True).attention[:, 0]
@@ -103,6 +114,13 @@ def attend_ids(
         tgt_in = torch.tensor([[model.config.start_id, *tgt_ids[:-1]]], device=src.device)
         attention = model(src, tgt_in, return_attention=True).attention
         decoder_self, cross = attention.decoder_self[:, 0], attention.cross[:, 0]
+    if full_context is None:
+        full_context = translator.resolved_alignment().method == "full"
+    cross_full = None
+    if full_context:
+        tgt_in = torch.tensor([[model.config.start_id, *tgt_ids[:-1]]], device=src.device)
+        cross_full = model(src, tgt_in, return_attention=True, full_context=True).attention
+        cross_full = cross_full.cross[:, 0]
     return Attended(
         source=source if source is not None else translator._text(src_ids),
         translation=translator._text(tgt_ids),
@@ -112,6 +130,7 @@ def attend_ids(
         decoder_self=decoder_self,
         cross=cross,
         score=score,
+        cross_full=cross_full,
     )
 
 
@@ -123,13 +142,15 @@ def forced_cross(
     *,
     memories: list[Tensor] | None = None,
     batch_size: int = 128,
+    full_context: bool = False,
 ) -> list[Tensor]:
     """Each pair's cross-attention [H, T, S] in decoder layer ``layer`` with its target forced,
     float32 on the CPU. A pair is (source ids ending with end-of-sentence, the tokens the
     decoder is to produce). One teacher-forced pass per batch of pairs, sorted by length and
     right-padded (the causal decoder and the source mask keep padding out of every real row),
     through the decoder's layers up to ``layer`` only; ``memories``: each pair's encoder output
-    [S, d_model] where decoding computed it already, else the sources are encoded here."""
+    [S, d_model] where decoding computed it already, else the sources are encoded here.
+    ``full_context``: the decoder's layers read the whole target (the ``full`` method's pass)."""
     config = model.config
     device = next(model.parameters()).device
     order = sorted(range(len(pairs)), key=lambda k: -len(pairs[k][0]) - len(pairs[k][1]))
@@ -144,22 +165,23 @@ def forced_cross(
             states = torch.nn.utils.rnn.pad_sequence([memories[k] for k in batch], True)
             mask = src != config.pad_id
         tgt_in = pad([[config.start_id, *pairs[k][1][:-1]] for k in batch], config.pad_id, device)
+        read = dict(causal=False, self_mask=tgt_in != config.pad_id) if full_context else {}
         x = model.tgt_embed(tgt_in)
         for below in model.decoder.layers[:layer]:
-            x = below(x, states, mask).x
-        cross = _cross_weights(model.decoder.layers[layer], x, states, mask).float().cpu()
+            x = below(x, states, mask, **read).x
+        cross = _cross_weights(model.decoder.layers[layer], x, states, mask, read).float().cpu()
         for row, k in enumerate(batch):
             source, target = pairs[k]
             out[k] = cross[row, :, : len(target), : len(source)]
     return out
 
 
-def _cross_weights(layer: nn.Module, x: Tensor, memory: Tensor, memory_mask: Tensor) -> Tensor:
+def _cross_weights(layer: nn.Module, x: Tensor, memory: Tensor, memory_mask: Tensor,
+                   read: dict) -> Tensor:  # fmt: skip
     """A DecoderLayer's cross-attention weights [B, H, T, S] for its input ``x``: its forward
-    up to them (``heedful.layers.DecoderLayer``), without the feed-forward network after."""
-    h = layer.self_attn_residual.before(x)
-    h, _, _ = layer.self_attn(h, causal=True)
-    x = layer.self_attn_residual.after(x, h)
-    h = layer.cross_attn_residual.before(x)
-    _, _, weights = layer.cross_attn(h, memory, key_mask=memory_mask, need_weights=True)
+    up to them (``heedful.layers.DecoderLayer``), without the feed-forward network after;
+    ``read``: how its self-attention reads the target (``DecoderLayer.cross_query``)."""
+    _, _, weights = layer.cross_attn(
+        layer.cross_query(x, **read), memory, key_mask=memory_mask, need_weights=True
+    )
     return weights

@@ -61,6 +61,7 @@ def joined(parts: list[Attended], source: str, translation: str) -> Attended:
         decoder_self=block_diagonal([p.decoder_self for p in parts]),
         cross=block_diagonal([p.cross for p in parts]),
         score=None if None in scores else sum(scores),
+        cross_full=block_diagonal([p.cross_full for p in parts]),
     )
 
 

@@ -99,6 +99,7 @@ class AlignmentHead:
     that head's log-attention [B, T, S] (padded keys at -inf), with gradients."""
 
     def __init__(self, model: nn.Module, layer: int, head: int):
+        self.model, self.layer = model, layer
         self.attention = model.decoder.layers[layer].cross_attn
         if not 0 <= head < self.attention.n_heads:
             raise ValueError(f"align.head must be in 0..{self.attention.n_heads - 1}, not {head}")
@@ -110,6 +111,23 @@ class AlignmentHead:
         x = args[0]
         memory = args[1] if len(args) > 1 else kwargs.get("memory")
         self.inputs = (x, memory, kwargs.get("key_mask"))
+
+    def full_context_log_weights(self, tgt_in: Tensor) -> Tensor:
+        """Garg et al.'s (2019) full-context pass: the decoder's layers up to this head's read
+        the target input ``tgt_in`` [B, T] without the causal mask, and this head's
+        log-attention [B, T, S] is taken there, with gradients. The encoder's output is the
+        one the forward pass just gave this layer (so call this after it)."""
+        if self.inputs is None:
+            raise RuntimeError("AlignmentHead: no forward pass seen yet")
+        _, memory, key_mask = self.inputs
+        decoder = self.model.decoder
+        target = tgt_in != self.model.config.pad_id
+        x = self.model.tgt_embed(tgt_in)
+        for below in decoder.layers[: self.layer]:
+            x = below(x, memory, key_mask, self_mask=target, causal=False).x
+        query = decoder.layers[self.layer].cross_query(x, causal=False, self_mask=target)
+        self.inputs = (query, memory, key_mask)
+        return self.log_weights()
 
     def log_weights(self) -> Tensor:
         if self.inputs is None:

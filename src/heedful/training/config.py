@@ -8,7 +8,8 @@
     train: {max_steps: 10000, batch_tokens: 4096, accumulation: 1, precision: bf16, ...}
     eval:  {every: 1000, patience: 5, ...}
     augment: {names: 0.15, numbers: 0.08, caps: 0.04, ...}  pairs added (heedful.data.augment)
-    align: {weight: 0.1, layer: null, head: 0}       guided alignment (eflomal's links)
+    align: {weight: 0.1, layer: null, head: 0, position: shift}  guided alignment (eflomal's
+           links; position shift, predict or full: AlignConfig)
 
 ``--set section.field=value`` reaches every field; values are YAML (``200``, ``bf16``,
 ``[en, es]``, ``null``) and are type-checked against the field. Unknown keys are errors.
@@ -122,12 +123,16 @@ class AlignConfig:
 
     ``position``: which decoder step's attention is supervised for target piece y_t: ``shift``,
     the step where y_t is the decoder's input (it has seen y_t, as Garg et al.'s full-context
-    head and Chen et al.'s shift-attention), or ``predict``, the step that predicts y_t."""
+    head and Chen et al.'s shift-attention), or ``predict``, the step that predicts y_t; ``full``:
+    read as ``shift``, but in an extra pass where the decoder's layers up to the head's read the
+    whole target, without the causal mask (Garg et al.'s full target context; the translation
+    loss still comes from the causal pass). Costs that extra pass in every step; a model trained
+    so is read the same way (alignment method ``full``)."""
 
     weight: float = 0.0  # 0: off. Marian's default for the same loss is 0.1
     layer: int | None = None  # decoder layer, from 0; None: the penultimate
     head: int = 0
-    position: Literal["shift", "predict"] = "shift"
+    position: Literal["shift", "predict", "full"] = "shift"
 
 
 @dataclass(frozen=True)

@@ -59,12 +59,14 @@ def train_step(
     world_size: int = 1,
     align_head: AlignmentHead | None = None,
     align_weight: float = 0.0,
+    full_context: bool = False,
 ) -> StepStats:
     """Accumulate the gradient of this process's ``batches`` and apply one Adam update.
 
     ``update_tokens``: target tokens of the whole update, over every process. With
     ``align_head``, batches carrying alignment entries add ``align_weight`` times the guided
-    alignment loss (``heedful.training.alignment``).
+    alignment loss (``heedful.training.alignment``), read in a full-context pass if
+    ``full_context``.
     """
     device = next(model.parameters()).device
     config = model.module.config if hasattr(model, "module") else model.config
@@ -80,9 +82,12 @@ def train_step(
                 logits = model_logits(model, batch)
                 guided = align_head is not None and batch.align_index is not None
                 if guided:
-                    aligned = alignment_loss(
-                        align_head.log_weights(), batch.align_index, batch.align_weights
+                    weights = (
+                        align_head.full_context_log_weights(batch.tgt_in)
+                        if full_context
+                        else align_head.log_weights()
                     )
+                    aligned = alignment_loss(weights, batch.align_index, batch.align_weights)
             sums = label_smoothed_loss(logits, batch.labels, epsilon=epsilon, pad_id=config.pad_id)
             total = sums.loss + align_weight * aligned if guided else sums.loss
             (total * (world_size / update_tokens)).backward()

@@ -294,7 +294,7 @@ class Trainer:
         mine = [
             collate(self.data.train, b, start_id=self.model.config.start_id,
                     eos_id=self.model.config.eos_id,
-                    align_shift=int(self.config.align.position == "shift"))
+                    align_shift=int(self.config.align.position != "predict"))
             for b in batches[self.dist.rank :: world]
         ]  # fmt: skip
         step += 1
@@ -308,6 +308,7 @@ class Trainer:
             epsilon=optim.label_smoothing, precision=train.precision,
             clip_norm=optim.clip_norm, world_size=world,
             align_head=self.align_head, align_weight=self.config.align.weight,
+            full_context=self.config.align.position == "full",
         )  # fmt: skip
         self.info.update(step=step, **self._position())
         self.info["target_tokens"] += update_tokens
