@@ -364,6 +364,38 @@ def test_rare_names_are_found_by_their_pieces():
             rare_names("Johannes Heikkinen duerme.", pieces)] == ["Johannes Heikkinen"]  # fmt: skip
 
 
+def test_a_title_and_the_name_after_it_are_one_name():
+    from heedful.names import titled_names
+    from heedful.segment import titles
+
+    def found(text, language):
+        return [text[a:b] for a, b in titled_names(text, titles(language))]
+
+    assert found("Veo al Sr. Pérez y a la Dra. María López-Ruiz.", "es") == [
+        "Sr. Pérez", "Dra. María López-Ruiz"]  # fmt: skip
+    assert found("I met Dr. O'Brien and Mrs. Smith.", "en") == ["Dr. O'Brien", "Mrs. Smith"]
+    # not a title: lower case, not followed by a name, or the sentence's first word
+    assert found("Compré pan, etc. Luego volví.", "es") == []
+    assert found("See Dr. who?", "en") == []
+    assert found("Para. Hace cosquillas.", "es") == []
+    assert found("I met Inc. Smith.", "en") == []  # "inc" is no title in English
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "kept"),
+    [
+        ("es-en", "Tengo una reunión con el Sr. Pérez.", "Sr. Pérez"),
+        ("es-en", "El Sr. Gómez y la Sra. Ruiz llegaron tarde.", "Sra. Ruiz"),
+        ("en-fr", "I spoke with Dr. Smith yesterday.", "Dr. Smith"),
+        ("en-fr", "I spoke with Mrs. Smith yesterday.", "Mrs. Smith"),
+    ],
+)
+def test_a_titled_name_survives_translation_in_one_sentence(bundled, name, text, kept):
+    """Before: "with the Sr. Try it.", "avec le verre, hier", "avec Mrs, hier"."""
+    (found,) = bundled[name].translate([text])
+    assert found.count(kept) == 1 and found.count(".") == text.count("."), found
+
+
 def test_a_dropped_span_is_put_back_when_the_translation_fills_the_model_s_positions():
     """The forced pass that aligns a dropped placeholder needs one position more than a
     translation cut at max_positions: such a translation puts it back by relative place."""

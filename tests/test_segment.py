@@ -51,6 +51,26 @@ def test_a_cut_inside_a_span_kept_whole_is_undone_and_a_wordless_piece_joins_a_s
     assert splitter.split("😀\nHola.").sentences == ["😀", "Hola."]  # lines stay apart
 
 
+@pytest.mark.parametrize(
+    ("language", "text", "sentences"),
+    [
+        ("es", "Mañana veo al Sr. Pérez en la Av. Libertador. Luego como.", 2),
+        ("es", "Hablé con la Dra. García y el Ing. Ruiz, Sr. Pérez.", 1),
+        ("fr", "J'ai vu le Dr. Martin hier. Il va bien.", 2),
+        # what stays cut: a sentence's end after an abbreviation in lower case, or one alone
+        ("es", "Compré pan, leche, etc. Luego me fui.", 2),
+        ("es", "Vivo en EE. UU. Me gusta.", 2),
+        ("fr", "Bien. Je suis d'accord.", 2),
+        ("en", "I work at Acme Inc. It is great.", 2),  # English keeps pysbd's own cuts
+    ],
+)
+def test_a_title_before_a_name_ends_no_sentence(language, text, sentences):
+    """pysbd 0.3.4 cuts "el Sr. | Pérez" and "le Dr. | Martin"; heedful undoes such cuts."""
+    found = SentenceSplitter(language).split(text).sentences
+    assert len(found) == sentences, found
+    assert " ".join(found) == text
+
+
 def test_a_language_pysbd_lacks_gets_the_english_rules():
     assert SentenceSplitter("xx").language == SentenceSplitter(None).language == "en"
     assert SentenceSplitter("fr").language == "fr"

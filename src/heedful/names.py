@@ -6,7 +6,7 @@ with ``name_runs`` and ``first_letter`` from here)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from heedful.textmap import Span
 
@@ -38,6 +38,32 @@ def rare_names(text: str, pieces: Callable[[str], int], *, least: int = 3) -> li
     rare = [pieces(m.group()) >= least and pieces(m.group().lower()) >= least for m in words]
     known = [pieces(m.group().lower()) < 2 for m in words]
     return name_runs(text, words, rare, [not k for k in known], lone_opening=False)
+
+
+def titled_names(text: str, titles: Collection[str]) -> list[Span]:
+    """A title and the capitalised words after it, as one name: "Sr. Pérez", "Dr. Smith",
+    "Dra. María López" (``titles``: lowercased, without the full stop; heedful.segment.titles).
+    The bundled models garble most titles ("con el Sr. Pérez" -> "with the Sr. I'll return",
+    "with Dr. Smith" -> "avec le verre"); kept from the model, the name comes back as written.
+    Not at the start of the text, where such a word may be a sentence of its own that the
+    segmenter left with the next ("Para. Hace cosquillas.": "para" is a Spanish abbreviation)."""
+    out = []
+    opening = first_letter(text)
+    for title in _TITLE.finditer(text):
+        if title.start() <= opening or not (
+            title.group(1).istitle() and title.group(1).lower() in titles
+        ):
+            continue
+        end = title.end()
+        while (word := _NAME_WORD.match(text, end)) and word.group(1).istitle():
+            end = word.end()
+        if end > title.end():
+            out.append((title.start(), end))
+    return out
+
+
+_TITLE = re.compile(r"(?<![\w.])([^\W\d_]{2,5})\.")
+_NAME_WORD = re.compile(r"[ -]([^\W\d_]+(?:'[^\W\d_]+)?)")
 
 
 def name_runs(

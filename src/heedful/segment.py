@@ -8,17 +8,20 @@ the translations with whatever stood between the sentences: spaces, tabs and lin
 were. Text before the first sentence and after the last is left out, as the tokenizer leaves it
 out of a sentence.
 
-Two corrections to the segmenter's cuts: a cut inside a span that must stay whole (a URL such as
-``example.org/docs?id=42``, whose "?" pysbd ends a sentence at) is undone, and a piece with no
-letter or digit ("😀", "...") is no sentence of its own: it stays with the sentence before it
-on its line (or the one after it).
+Three corrections to the segmenter's cuts: a cut inside a span that must stay whole (a URL such
+as ``example.org/docs?id=42``, whose "?" pysbd ends a sentence at) is undone; so is a cut after a
+title inside a sentence ("con el Sr. Pérez", "la Dra. García", "le Dr. Martin"), which pysbd 0.3.4
+makes before a capital in Spanish and French (its Spanish list of abbreviations written before a
+name lacks "sr", "dra" and others, its French one is empty: ``titles``); and a piece with no
+letter or digit ("😀", "...") is no sentence of its own: it stays with the sentence before it on
+its line (or the one after it).
 """
 
 from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import pysbd
@@ -67,6 +70,8 @@ class SentenceSplitter:
     def __init__(self, language: str | None):
         self.language = language if language in LANGUAGE_CODES else "en"
         self._segmenter = pysbd.Segmenter(language=self.language, clean=False, char_span=True)
+        # English keeps pysbd's own cuts: its rules are complete, and "Inc." may end a sentence
+        self._titles = titles(self.language) if self.language != "en" else frozenset()
 
     def split(self, text: str, keep_whole: Sequence[Span] = ()) -> Paragraph:
         """``text``'s sentences: line by line, each line cut by pysbd, never inside a span of
@@ -75,7 +80,7 @@ class SentenceSplitter:
         for line in re.finditer(r"[^\n]+", text):
             for start, end in self._cut(line.group()):
                 spans.append((line.start() + start, line.start() + end))
-        return Paragraph(text, _merged(text, spans, keep_whole))
+        return Paragraph(text, _merged(text, spans, keep_whole, self._titles))
 
     def _cut(self, line: str) -> list[Span]:
         """The line's sentences, stripped of whitespace; none for a blank line. A line with no
@@ -128,18 +133,39 @@ def _strip(line: str, span: Span) -> Span:
     return start, end
 
 
-def _merged(text: str, spans: list[Span], keep_whole: Sequence[Span]) -> list[Span]:
-    """Sentences of a line joined where a cut falls inside a span of ``keep_whole``, or where
-    one of the two has no letter or digit."""
+def _merged(
+    text: str, spans: list[Span], keep_whole: Sequence[Span], title_words: Collection[str] = ()
+) -> list[Span]:
+    """Sentences of a line joined where a cut falls inside a span of ``keep_whole``, after one
+    of the ``title_words`` written capitalised after another word of its sentence ("con el Sr. |
+    Pérez", not "Bien. | Je suis d'accord."), or where one of the two has no letter or digit."""
     out: list[Span] = []
     for start, end in spans:
         if out and "\n" not in text[out[-1][1] : start]:
+            before = text[slice(*out[-1])]
             inside = any(a < start and out[-1][1] < b for a, b in keep_whole)
-            if inside or not _has_word(text[start:end]) or not _has_word(text[slice(*out[-1])]):
+            m = _LAST_ABBREVIATION.search(before)
+            title = m is not None and m.group(1).istitle() and m.group(1).lower() in title_words
+            if inside or title or not _has_word(text[start:end]) or not _has_word(before):
                 out[-1] = (out[-1][0], end)
                 continue
         out.append((start, end))
     return out
+
+
+# an abbreviation ending a text, after another word: "con el Sr.", "le Dr." (not "Bien.")
+_LAST_ABBREVIATION = re.compile(r"[\w,;]\s+([^\W\d_]{2,5})\.$")
+
+
+def titles(language: str | None) -> frozenset[str]:
+    """Abbreviations written before a name, lowercased, without their full stop: the titles
+    pysbd lists for English ("mr", "dr", "prof", "st") and, for another language, every
+    abbreviation pysbd lists for it ("sr", "dra", "av"; also "etc", which is never written
+    capitalised inside a sentence, where these are used)."""
+    found = set(LANGUAGE_CODES["en"].Abbreviation.PREPOSITIVE_ABBREVIATIONS)
+    if language in LANGUAGE_CODES and language != "en":
+        found |= set(LANGUAGE_CODES[language].Abbreviation.ABBREVIATIONS)
+    return frozenset(a for a in found if a.isalpha())
 
 
 def _has_word(text: str) -> bool:
