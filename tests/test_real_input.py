@@ -56,6 +56,21 @@ def test_uncapitalise_prefers_the_commoner_form_and_capitalises_the_first_letter
     assert capitalise("straße") == "STRASSE"
 
 
+def test_a_translation_of_a_sentence_begun_with_a_capital_begins_with_one(bundled):
+    from heedful.casing import capitalise_first, opens_capitalised
+
+    assert opens_capitalised("¿Visitas Madrid?") and not opens_capitalised("« hola »")
+    assert capitalise_first("« visit » it") == "« Visit » it"
+    for kept in ["« » est", "iPhones are", "https://x.org is", "4 soldiers"]:
+        assert capitalise_first(kept) == kept
+    # the model wrote "visit https://...", and "https://..." must stay as written
+    texts = ["Visita https://ejemplo.es/ayuda o escribe a soporte@ejemplo.es.",
+             "https://ejemplo.es es mi web."]  # fmt: skip
+    found = bundled["es-en"].translate(texts)
+    assert found[0].startswith("Visit https://ejemplo.es/ayuda ")
+    assert found[1].startswith("https://ejemplo.es ")
+
+
 def test_what_counts_as_title_case():
     assert is_title_case("Tengo Un Perro Grande.") and is_title_case("I Love Paris")
     assert not is_title_case("Tom Jackson.") and not is_title_case("Tengo un Perro Grande.")

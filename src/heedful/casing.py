@@ -83,3 +83,27 @@ def capitalise(text: str, keep: Collection[str] = ()) -> str:
     pattern = "|".join(rf"(?<!\w){re.escape(word)}(?!\w)" for word in keep)
     parts = re.split(f"({pattern})", text)
     return "".join(part if k % 2 else part.upper() for k, part in enumerate(parts))
+
+
+# what may stand before a sentence's first word: opening marks and spaces ("¿", "«", "(")
+_OPENING = re.compile(r"""[\s¿¡«“„"'(\[]*""")
+
+
+def opens_capitalised(text: str) -> bool:
+    """Whether ``text``'s first word, after opening marks, starts with a capital letter."""
+    first = _OPENING.match(text).end()
+    return first < len(text) and text[first].isupper()
+
+
+def capitalise_first(text: str) -> str:
+    """``text`` with its first word capitalised, if nothing but opening marks stands before it
+    and it is a word in lower case ("visit Madrid." -> "Visit Madrid."; "« » est", "iPhone"
+    and "https://x.org" as they are)."""
+    first = _OPENING.match(text).end()
+    word = _WORD.match(text, first)
+    if word is None or not word.group().islower() or not _WORD_END.match(text, word.end()):
+        return text
+    return text[:first] + text[first].upper() + text[first + 1 :]
+
+
+_WORD_END = re.compile(r"""$|[\s,;!?…»”"')]|\.(?!\w)""")  # not "https:", "ejemplo.es"

@@ -21,7 +21,14 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass
 
-from heedful.casing import capitalise, is_all_caps, is_title_case, uncapitalise
+from heedful.casing import (
+    capitalise,
+    capitalise_first,
+    is_all_caps,
+    is_title_case,
+    opens_capitalised,
+    uncapitalise,
+)
 from heedful.decoding import DecodingOptions
 from heedful.explain.alignment_choice import align_pair
 from heedful.explain.alignment_spans import WordLink, copied
@@ -247,6 +254,8 @@ def finish(
     cased = put
     if prepared.caps:
         cased = capitalise(put, [] if protected is None else protected.placeholders)
+    elif opens_capitalised(prepared.sentence):  # a sentence begun with a capital: its translation
+        cased = capitalise_first(put)  # too ("Visita Madrid." gave "visit Madrid.")
     text = cased if protected is None else protected.restore(cased)
     return Finished(translation, mended, split, put, spans, cased, text)
 
