@@ -136,6 +136,11 @@ def test_urls_addresses_and_numbers_are_found_without_their_punctuation():
     # a number's sign is its own; a hyphen between numbers or after a word is no sign
     text = "Hizo -5 grados (\u22123,5 el lunes), ganamos 3-1 y llegó la COVID-19."
     assert [text[a:b] for a, b in find_spans(text)] == ["-5", "\u22123,5", "3-1", "COVID-19"]
+    # a unit's symbol goes with its number; a word that starts like one does not
+    text = "Pesa 2,5 kg, mide 30 x 20 cm, va a 90 km/h y a 30 °C tarda 15 minutos o 3 h."
+    assert [text[a:b] for a, b in find_spans(text)] == [
+        "2,5 kg", "30", "20 cm", "90 km/h", "30 °C", "15", "3 h"]  # fmt: skip
+    assert protect("Pesa 2,5 kg.", "es", "en").spans == ["2.5 kg"]
 
 
 def test_codes_of_letters_and_digits_are_kept_but_ordinals_decades_and_hours_are_not():
@@ -290,6 +295,11 @@ def test_numbers_are_written_the_target_languages_way():
         ("es-en", f"Llama al {PHONE}.", [PHONE]),
         ("es-en", f"Mi web es {URL} y mi correo {EMAIL}.", [URL, EMAIL]),
         ("en-fr", f"WRITE TO {EMAIL} TODAY.", [EMAIL]),
+        # units: "5 kicked", "120 cym", "30 Ó" before; "10 kma", "200 gourts", "90 mûres"
+        ("es-en", "El paquete pesa 5 kg y la mesa mide 120 cm.", ["5 kg", "120 cm"]),
+        ("es-en", "La temperatura es de 30 °C.", ["30 °C"]),
+        ("en-fr", "I ran 10 km yesterday.", ["10 km"]),
+        ("en-fr", "The car goes 90 mph.", ["90 mph"]),
     ],
 )
 def test_urls_addresses_and_numbers_survive_translation_exactly(bundled, name, text, spans):
@@ -440,5 +450,9 @@ def test_a_number_placeholder_with_a_suffix_is_put_back_and_names_get_people():
         expected = f"He lives on the {ordinal} floor."
         assert floor.restore(restored) == expected
         assert floor.restore_map(restored)[0] == expected
-    km = protect("Son 5 km.", "es", "en")
+    km = protect("Son 5km.", "es", "en")
     assert km.restore(f"It's {km.placeholders[0]}km.") == "It's 5km."
+    km = protect("Son 5 km.", "es", "en")  # the unit is the span's: written once
+    assert km.spans == ["5 km"]
+    for written in ("km", " km", ""):
+        assert km.restore(f"It's {km.placeholders[0]}{written}.") == "It's 5 km."

@@ -21,7 +21,9 @@ A number with a decimal mark or grouped by thousands is written the target langu
 are copied as they are.
 
 Codes of letters and digits ("42A", "IB3456", "PS5") are kept the same way: a number stands in
-for one that starts with a digit, a city for one that starts with a letter.
+for one that starts with a digit, a city for one that starts with a letter. A unit's symbol after
+a number ("2,5 kg", "120 cm", "30 °C", "90 km/h") goes with it, behind one number placeholder:
+the bundled models wrote "5 kicked", "120 cym" and "30 Ó" for them ("2,5 kg" -> "2.5 kg").
 
 A date written with a month's name ("3 de mayo de 1990", "May 3, 1990") is given to the model
 as a weekday, which it translates, and written the target language's way where the weekday is
@@ -56,6 +58,13 @@ KEEP = {"1"}  # numbers left to the model
 _URL = r"(?:https?://|www\.)[^\s<>\"']+[^\s<>\"'.,;:!?)\]}]"
 _EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
 _NUMBER = r"[-\u2212+]?\d+(?:[ \u00a0\u202f.,:/-]\d+)*"  # with its sign: "-5", "+34 612"
+# a unit's symbol after a number ("5 kg", "120 cm", "30 °C", "90 km/h"), kept with it: the
+# bundled models wrote "5 kicked", "120 cym", "30 Ó", "200 gourts" for them
+# (a space before letters: "5km" is a code, "1990s" a decade)
+_UNIT = (
+    r"(?:[ \u00a0\u202f]?[°º][CF]|[ \u00a0\u202f](?:km/h|mph|kWh|[kMGT]?W|[kKMGT]B"
+    r"|[kcm]?m[²³23]?|[km]?g|[mc]?[lL]|ms|min|h|s))"
+)
 # software strings' placeholders: Python/ICU/.NET braces, i18next/Jinja/Weblate double braces,
 # printf (positional too) and Python's named ones, Ruby's %{name}, JavaScript's ${name}, Qt's %1;
 # a percent sign after a digit ("50%s"?) or before a letter ("%sabor") is no placeholder
@@ -76,7 +85,7 @@ _CODE = (
     r"(?=[\w-]*\d)(?=[\w-]*[^\W\d_])[^\W_]+(?:-[^\W_]+)*"
 )
 _SPAN = re.compile(
-    rf"(?<![\w@/.+-])(?:{_URL}|{_EMAIL}|{_CODE}|{_NUMBER})(?![\w@])|(?:{_PLACEHOLDER})"
+    rf"(?<![\w@/.+-])(?:{_URL}|{_EMAIL}|{_CODE}|{_NUMBER}{_UNIT}?)(?![\w@/])|(?:{_PLACEHOLDER})"
 )
 
 # (decimal mark, thousands separators read, thousands separator written); Spanish phone numbers
@@ -141,7 +150,7 @@ class Protected:
                 if k in self.weekdays:
                     found += put_date(match, span, self.target or "")
                 else:
-                    found.append((match.span(), _put(match, span)))
+                    found.append((_with_unit(match, span, translation), _put(match, span)))
         return sorted(found)
 
     def mended(self, translation: str) -> str:
@@ -239,7 +248,9 @@ def protect(
             pool = free[NAMES if "@" in span or not number else NUMBERS]
             if pool is free[NUMBERS] and span.isdigit() and len(span) <= 2 and free[SHORT_NUMBERS]:
                 pool = free[SHORT_NUMBERS]
-            original = localise_number(span, source, target)
+            unit = re.search(rf"{_UNIT}$", span) if number else None
+            cut = len(span) if unit is None else unit.start()
+            original = localise_number(span[:cut], source, target) + span[cut:]
         if not pool:
             continue  # more spans than placeholders: the model is given the rest as they are
         if (start, end) in dates:  # the weekday the translation will hold
@@ -303,6 +314,17 @@ def _find(word: str) -> re.Pattern[str]:
     English ordinal's apart (``_put``)."""
     after = r"(?P<ordinal>st|nd|rd|th)?(?!\d)" if word.isdigit() else r"(?!\w)"
     return re.compile(rf"(?<!\w){re.escape(word)}{after}")
+
+
+def _with_unit(match: re.Match, span: str, translation: str) -> Span:
+    """Where a placeholder's ``match`` stands, with the unit after it if its span, a number,
+    ends with that unit too (the model wrote "100km" for "5 km": "5 km", not "5 kmkm")."""
+    unit = re.search(r"\d[ \u00a0\u202f]?([^\d\s]+)$", span)  # "5 km", "5km", "30 °C"
+    if unit is not None and span[:1].isdigit():
+        after = re.compile(rf"[ \u00a0\u202f]?{re.escape(unit.group(1))}(?![\w/])")
+        if tail := after.match(translation, match.end()):
+            return match.start(), tail.end()
+    return match.span()
 
 
 def _put(match: re.Match, span: str) -> str:

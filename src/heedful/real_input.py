@@ -254,8 +254,8 @@ def finish(
     cased = put
     if prepared.caps:
         cased = capitalise(put, [] if protected is None else protected.placeholders)
-    elif opens_capitalised(prepared.sentence):  # a sentence begun with a capital: its translation
-        cased = capitalise_first(put)  # too ("Visita Madrid." gave "visit Madrid.")
+    elif translator.uncapitalise and opens_capitalised(prepared.sentence):
+        cased = capitalise_first(put)  # as its source begins ("Visita Madrid.": "visit Madrid.")
     text = cased if protected is None else protected.restore(cased)
     return Finished(translation, mended, split, put, spans, cased, text)
 
