@@ -219,8 +219,13 @@ def test_a_date_is_given_to_the_model_as_a_weekday_and_written_the_target_way():
     assert protect("Nací el 3 de mayo.", "es", "en").restore("I was born on Monday.") == (
         "I was born on May 3."
     )
+    # English months' short forms ("Dec. 25" gave "fermé sur Dec. 25")
+    short = protect("We close on Dec. 25 and Sept 3rd, 2024.", "en", "fr")
+    assert short.spans == ["25 décembre", "3 septembre 2024"]
+    assert short.text == "We close on Monday and Tuesday."
     # no date: a day out of range, a month without a day, another language's month
     assert find_dates("el 32 de mayo, en mayo de 2020, el 3 de May", "es") == []
+    assert find_dates("Jan Smith came in Dec. to see 3 friends.", "en") == []
     # languages without weekdays: numbers as before
     assert protect("el 3 de mayo", "es", "de").placeholders == [SHORT_NUMBERS[0]]
 

@@ -12,7 +12,8 @@ translation becomes the date: "on Monday" -> "on May 3, 1990", "lundi" / "le lun
 any placeholder).
 
 Read: Spanish "3 de mayo (de 1990)"; English "May 3(rd)(, 1990)", "3(rd) May (1990)" and "(the)
-3rd of May (1990)"; French "3 / 1er mai (1990)". Written: English "May 3, 1990", Spanish "3 de
+3rd of May (1990)", with the month's name or its short form ("Dec. 25", "Sept 3"); French "3 /
+1er mai (1990)". Written: English "May 3, 1990", Spanish "3 de
 mayo de 1990", French "3 mai 1990" ("1er mai"). A day outside 1-31 is no date.
 """
 
@@ -52,8 +53,19 @@ class Date:
     year: str | None  # as written
 
 
+# English's short month names ("Dec. 25", "Jan 3rd"), read as the month they begin
+ABBREVIATED = {"en": "Jan Feb Mar Apr Jun Jul Aug Sept Sep Oct Nov Dec".split()}
+
+
 def _month_names(lang: str) -> str:
-    return "|".join(MONTHS[lang])
+    short = [rf"{re.escape(a)}\.?" for a in ABBREVIATED.get(lang, [])]
+    return "|".join(MONTHS[lang] + short)
+
+
+def _month(name: str, lang: str) -> int:
+    """1-12 for a month's name or its short form ("dec." -> 12)."""
+    name = name.lower().rstrip(".")
+    return next(k for k, n in enumerate(MONTHS[lang], 1) if n.lower().startswith(name))
 
 
 _ORDINAL = r"(?:st|nd|rd|th)?"
@@ -81,8 +93,7 @@ def find_dates(text: str, lang: str | None) -> list[tuple[Span, Date]]:
             day = 1 if m["day"] == "1er" else int(m["day"])
             if not 1 <= day <= 31 or any(a < m.end() and m.start() < b for (a, b), _ in found):
                 continue
-            month = [n.lower() for n in MONTHS[lang]].index(m["month"].lower()) + 1
-            found.append((m.span(), Date(day, month, m["year"])))
+            found.append((m.span(), Date(day, _month(m["month"], lang), m["year"])))
     return sorted(found, key=lambda pair: pair[0])
 
 
