@@ -239,6 +239,33 @@ def test_the_full_context_pass_reads_the_whole_target_and_keeps_padding_out():
     assert torch.allclose(alone[0, :3, :4], got[0, :3, :4], atol=1e-5)  # the pad is not read
 
 
+def test_the_reverse_direction_normalises_over_the_target_pieces():
+    """``align.reverse``: the head's scores for each source piece, softmaxed over the decoder
+    positions that read a target piece; a source piece linked to k pieces weighs each 1/k."""
+    from heedful.training.alignment import reverse_alignment_loss
+
+    torch.manual_seed(0)
+    model = Transformer(ModelConfig.tiny(50)).eval()
+    head = AlignmentHead(model, layer=1, head=1)
+    head.keep_scores = True
+    src = torch.tensor([[5, 6, 7, 2, 0], [8, 9, 10, 11, 2]])
+    tgt = torch.tensor([[1, 12, 13, 0], [1, 14, 15, 16]])
+    model(src, tgt)
+    head.log_weights()
+    targets = tgt != 0
+    targets[:, 0] = False
+    reverse = head.target_log_weights(targets)
+    columns = reverse.exp().sum(1)  # every source position's distribution over targets
+    assert torch.allclose(columns, torch.ones_like(columns), atol=1e-5)
+    assert (reverse.exp()[:, 0] < 1e-6).all() and reverse.exp()[0, 3].max() < 1e-6  # not read
+    index, _ = batch_entries([[(0, 0), (0, 1), (1, 1)], [(3, 2)]])  # source 0 -> 2 pieces
+    by_hand = -(0.5 * reverse[0, 1, 0] + 0.5 * reverse[0, 2, 0] + reverse[0, 2, 1]
+                + reverse[1, 3, 3])  # fmt: skip
+    assert torch.allclose(reverse_alignment_loss(reverse, index), by_hand)
+    with pytest.raises(RuntimeError, match="keep_scores"):
+        head.target_log_weights(targets)  # read once
+
+
 # --- runs -----------------------------------------------------------------------------------------
 
 REAL_INPUT = [
@@ -284,8 +311,8 @@ def test_resume_with_augmentation_and_alignment_is_bit_identical(tmp_path, strai
     assert_same_run(straight_real_input, half)
 
 
-def test_resume_with_the_full_context_alignment_pass_is_bit_identical(tmp_path):
-    full = [*REAL_INPUT, "align.position=full"]
+def test_resume_with_the_full_context_pass_and_the_reverse_loss_is_bit_identical(tmp_path):
+    full = [*REAL_INPUT, "align.position=full", "align.reverse=0.5"]
     straight, half = tmp_path / "straight", tmp_path / "half"
     finish(heedful(*CONFIG, "--out", str(straight), "--set", *SETTINGS, *full,
                    f"train.max_steps={N}"))  # fmt: skip

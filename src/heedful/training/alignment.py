@@ -105,6 +105,10 @@ class AlignmentHead:
             raise ValueError(f"align.head must be in 0..{self.attention.n_heads - 1}, not {head}")
         self.head = head
         self.inputs: tuple[Tensor, Tensor, Tensor | None] | None = None
+        # the last scores, kept for ``target_log_weights`` if asked (a model that hooks a head
+        # holding a tensor of the graph cannot be copied: keep none otherwise)
+        self.keep_scores = False
+        self.scores: Tensor | None = None
         self.handle = self.attention.register_forward_hook(self._keep, with_kwargs=True)
 
     def _keep(self, module, args, kwargs, output) -> None:
@@ -139,12 +143,34 @@ class AlignmentHead:
         q = nn.functional.linear(x, a.q_proj.weight[rows], a.q_proj.bias[rows]).float()
         k = nn.functional.linear(memory, a.k_proj.weight[rows], a.k_proj.bias[rows]).float()
         scores = q @ k.transpose(1, 2) / math.sqrt(d)  # [B, T, S]
+        self.scores = scores if self.keep_scores else None  # for ``target_log_weights``
         if key_mask is not None:
             scores = scores.masked_fill(~key_mask[:, None, :], float("-inf"))
         return torch.log_softmax(scores, dim=-1)
 
+    def target_log_weights(self, targets: Tensor) -> Tensor:
+        """The scores ``log_weights`` just read, normalised the other way: for each source
+        position, a log-distribution [B, T, S] over the decoder positions ``targets`` [B, T]
+        marks (those that hold a target piece): the reverse direction, as eflomal aligns
+        both ways and keeps the links they agree on."""
+        if self.scores is None:
+            raise RuntimeError("AlignmentHead: set keep_scores and read log_weights() first")
+        scores, self.scores = self.scores, None
+        return torch.log_softmax(scores.masked_fill(~targets[:, :, None], -1e9), dim=1)
+
     def remove(self) -> None:
         self.handle.remove()
+
+
+def reverse_alignment_loss(target_log_weights: Tensor, index: Tensor) -> Tensor:
+    """-Σ weight · log attention of each link in the reverse direction (``target_log_weights``):
+    a source piece linked to k target pieces gives each of them weight 1/k."""
+    if not len(index):
+        return target_log_weights.sum() * 0.0
+    picked = target_log_weights[index[:, 0], index[:, 1], index[:, 2]]
+    sources = index[:, 0] * target_log_weights.shape[2] + index[:, 2]
+    _, which, counts = torch.unique(sources, return_inverse=True, return_counts=True)
+    return -(picked / counts[which].to(picked.dtype)).sum()
 
 
 def alignment_loss(log_weights: Tensor, index: Tensor, weights: Tensor) -> Tensor:

@@ -127,12 +127,18 @@ class AlignConfig:
     read as ``shift``, but in an extra pass where the decoder's layers up to the head's read the
     whole target, without the causal mask (Garg et al.'s full target context; the translation
     loss still comes from the causal pass). Costs that extra pass in every step; a model trained
-    so is read the same way (alignment method ``full``)."""
+    so is read the same way (alignment method ``full``).
+
+    ``reverse``: the same head's scores are also trained the other way, normalised over the
+    target pieces for each source piece (eflomal aligns both ways; the links both directions
+    agree on are the precise ones that ``links: intersection`` reads), this weight times that
+    loss added (relative to ``weight``'s loss)."""
 
     weight: float = 0.0  # 0: off. Marian's default for the same loss is 0.1
     layer: int | None = None  # decoder layer, from 0; None: the penultimate
     head: int = 0
     position: Literal["shift", "predict", "full"] = "shift"
+    reverse: float = 0.0  # also the reverse direction, with this weight (not with predict)
 
 
 @dataclass(frozen=True)
@@ -279,6 +285,8 @@ def build(tree: dict[str, Any]) -> RunConfig:
             raise ConfigError(f"augment.{name} must be >= 0, not {getattr(run.augment, name)}")
     if run.align.weight < 0:
         raise ConfigError(f"align.weight must be >= 0, not {run.align.weight}")
+    if run.align.reverse < 0 or run.align.reverse and run.align.position == "predict":
+        raise ConfigError("align.reverse must be >= 0, and reads where the word is the input")
     if run.task == "lm" and (run.align.weight or any(dataclasses.astuple(run.augment))):
         raise ConfigError("augment and align are settings of task translation")
     return run

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from heedful.training.alignment import AlignmentHead, alignment_loss
+from heedful.training.alignment import AlignmentHead, alignment_loss, reverse_alignment_loss
 from heedful.training.batching import Batch, model_logits
 from heedful.training.loss import label_smoothed_loss
 
@@ -60,13 +60,15 @@ def train_step(
     align_head: AlignmentHead | None = None,
     align_weight: float = 0.0,
     full_context: bool = False,
+    align_reverse: float = 0.0,
 ) -> StepStats:
     """Accumulate the gradient of this process's ``batches`` and apply one Adam update.
 
     ``update_tokens``: target tokens of the whole update, over every process. With
     ``align_head``, batches carrying alignment entries add ``align_weight`` times the guided
     alignment loss (``heedful.training.alignment``), read in a full-context pass if
-    ``full_context``.
+    ``full_context``, plus ``align_reverse`` times its reverse direction's (links read at the
+    decoder position where the target piece is the input).
     """
     device = next(model.parameters()).device
     config = model.module.config if hasattr(model, "module") else model.config
@@ -88,6 +90,12 @@ def train_step(
                         else align_head.log_weights()
                     )
                     aligned = alignment_loss(weights, batch.align_index, batch.align_weights)
+                    if align_reverse:  # the decoder positions that read a target piece
+                        targets = batch.tgt_in != config.pad_id
+                        targets[:, 0] = False  # the start token
+                        aligned = aligned + align_reverse * reverse_alignment_loss(
+                            align_head.target_log_weights(targets), batch.align_index
+                        )
             sums = label_smoothed_loss(logits, batch.labels, epsilon=epsilon, pad_id=config.pad_id)
             total = sums.loss + align_weight * aligned if guided else sums.loss
             (total * (world_size / update_tokens)).backward()

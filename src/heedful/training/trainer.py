@@ -155,6 +155,7 @@ class Trainer:
             if layer is None:
                 layer = max(0, model_config.n_decoder_layers - 2)
             self.align_head = AlignmentHead(self.model, layer, config.align.head)
+            self.align_head.keep_scores = config.align.reverse > 0
             self.alignment_record = {"method": config.align.position, "layer": layer,
                                      "heads": [config.align.head],
                                      "chosen_on": "guided training (eflomal)"}  # fmt: skip
@@ -309,6 +310,7 @@ class Trainer:
             clip_norm=optim.clip_norm, world_size=world,
             align_head=self.align_head, align_weight=self.config.align.weight,
             full_context=self.config.align.position == "full",
+            align_reverse=self.config.align.reverse,
         )  # fmt: skip
         self.info.update(step=step, **self._position())
         self.info["target_tokens"] += update_tokens
