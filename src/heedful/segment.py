@@ -19,6 +19,7 @@ its line (or the one after it).
 
 from __future__ import annotations
 
+import functools
 import re
 import warnings
 from collections.abc import Collection, Sequence
@@ -157,6 +158,7 @@ def _merged(
 _LAST_ABBREVIATION = re.compile(r"[\w,;]\s+([^\W\d_]{2,5})\.$")
 
 
+@functools.cache
 def titles(language: str | None) -> frozenset[str]:
     """Abbreviations written before a name, lowercased, without their full stop: the titles
     pysbd lists for English ("mr", "dr", "prof", "st") and, for another language, every
