@@ -411,9 +411,21 @@ def test_a_title_and_the_name_after_it_are_one_name():
     assert found("I met Inc. Smith.", "en") == []  # "inc" is no title in English
 
 
+def test_words_in_mixed_case_are_kept_from_the_model():
+    from heedful.names import mixed_case
+
+    text = "Vi YouTube en mi iPhone, con iOS, y vendí el McDonald's de eBay. OK, Hello World."
+    assert [text[a:b] for a, b in mixed_case(text)] == [
+        "YouTube", "iPhone", "iOS", "McDonald's", "eBay"]  # fmt: skip
+
+
 @pytest.mark.parametrize(
     ("name", "text", "kept"),
     [
+        # brand names in mixed case: "I love yourTube.", "fichier postal", "sur toi, hier"
+        ("es-en", "Me encanta YouTube.", "YouTube"),
+        ("en-fr", "Open the PowerPoint file.", "PowerPoint"),
+        ("en-fr", "I watched it on YouTube yesterday.", "YouTube"),
         ("es-en", "Tengo una reunión con el Sr. Pérez.", "Sr. Pérez"),
         ("es-en", "El Sr. Gómez y la Sra. Ruiz llegaron tarde.", "Sra. Ruiz"),
         ("en-fr", "I spoke with Dr. Smith yesterday.", "Dr. Smith"),

@@ -62,6 +62,14 @@ def titled_names(text: str, titles: Collection[str]) -> list[Span]:
     return out
 
 
+def mixed_case(text: str) -> list[Span]:
+    """Words with a capital after a small letter, brand names the models garble ("YouTube" ->
+    "yourTube", "PowerPoint file" -> "fichier postal", "iOS" -> "iOroid"): kept from the model
+    and copied as written. "McDonald's" is one too."""
+    return [m.span() for m in _MIXED.finditer(text)]
+
+
+_MIXED = re.compile(r"(?<![\w'’-])[^\W\d_]*[a-zà-ÿ][A-ZÀ-Þ][^\W\d_]*(?:['’][^\W\d_]+)?(?![\w'’-])")
 _TITLE = re.compile(r"(?<![\w.])([^\W\d_]{2,5})\.")
 _NAME_WORD = re.compile(r"[ -]([^\W\d_]+(?:'[^\W\d_]+)?)")
 

@@ -33,7 +33,7 @@ from heedful.decoding import DecodingOptions
 from heedful.explain.alignment_choice import align_pair
 from heedful.explain.alignment_spans import WordLink, copied
 from heedful.explain.words import STANDALONE, to_words
-from heedful.names import rare_names, titled_names, unreadable_letters
+from heedful.names import mixed_case, rare_names, titled_names, unreadable_letters
 from heedful.protect import Protected, find_spans, protect
 from heedful.segment import Paragraph, titles
 from heedful.textmap import Span
@@ -203,7 +203,7 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
             else:
                 names = rare_names(sentence, lambda w: len(translator.tokenizer.encode(w)) - 1)
             titled = titled_names(sentence, titles(source))  # "Sr. Pérez", "Dr. Smith"
-            extra = _union(extra + names + titled)
+            extra = _union(extra + names + titled + mixed_case(sentence))  # "YouTube"
         protected = protect(sentence, source, target, extra)
     text = sentence if protected is None else protected.text
     placeholders = [] if protected is None else protected.placeholders
