@@ -248,8 +248,7 @@ def protect(
             pool = free[NAMES if "@" in span or not number else NUMBERS]
             if pool is free[NUMBERS] and span.isdigit() and len(span) <= 2 and free[SHORT_NUMBERS]:
                 pool = free[SHORT_NUMBERS]
-            unit = re.search(rf"{_UNIT}$", span) if number else None
-            cut = len(span) if unit is None else unit.start()
+            cut = _unit_start(span)
             original = localise_number(span[:cut], source, target) + span[cut:]
         if not pool:
             continue  # more spans than placeholders: the model is given the rest as they are
@@ -316,12 +315,22 @@ def _find(word: str) -> re.Pattern[str]:
     return re.compile(rf"(?<!\w){re.escape(word)}{after}")
 
 
+def _unit_start(span: str) -> int:
+    """Where the unit after a number span's digits begins ("5 km", "5km", "-30 °C", "42A"; a
+    space before it counts), or the span's length: none, or not a number."""
+    unit = _TRAILING_UNIT.search(span) if span.lstrip("+-\u2212")[:1].isdigit() else None
+    return len(span) if unit is None else unit.start()
+
+
+_TRAILING_UNIT = re.compile(r"(?<=\d)[ \u00a0\u202f]?[^\d\s]+$")  # after the last digit
+
+
 def _with_unit(match: re.Match, span: str, translation: str) -> Span:
     """Where a placeholder's ``match`` stands, with the unit after it if its span, a number,
     ends with that unit too (the model wrote "100km" for "5 km": "5 km", not "5 kmkm")."""
-    unit = re.search(r"\d[ \u00a0\u202f]?([^\d\s]+)$", span)  # "5 km", "5km", "30 °C"
-    if unit is not None and span[:1].isdigit():
-        after = re.compile(rf"[ \u00a0\u202f]?{re.escape(unit.group(1))}(?![\w/])")
+    unit = span[_unit_start(span) :].lstrip(" \u00a0\u202f")
+    if unit:
+        after = re.compile(rf"[ \u00a0\u202f]?{re.escape(unit)}(?![\w/])")
         if tail := after.match(translation, match.end()):
             return match.start(), tail.end()
     return match.span()
