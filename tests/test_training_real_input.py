@@ -197,7 +197,7 @@ def test_the_alignment_head_sees_what_the_model_computes():
     tgt = torch.tensor([[1, 12, 13, 0], [1, 14, 15, 16]])
     out = model(src, tgt, return_attention=True)
     expected = out.attention.cross[1, :, 1]  # [B, T, S]
-    got = head.log_weights().exp()
+    got = head.read().log_weights().exp()
     assert torch.allclose(got, expected, atol=1e-5)
     index, weights = batch_entries([[(0, 0), (1, 0), (2, 1)], [(3, 2)]], shift=0)
     assert index.tolist() == [[0, 0, 0], [0, 0, 1], [0, 1, 2], [1, 2, 3]]
@@ -207,7 +207,7 @@ def test_the_alignment_head_sees_what_the_model_computes():
     ).all()
     assert weights.tolist() == [0.5, 0.5, 1.0, 1.0]
     model(src, tgt)
-    loss = alignment_loss(head.log_weights(), index, weights)
+    loss = alignment_loss(head.read().log_weights(), index, weights)
     by_hand = -(
         0.5 * expected[0, 0, 0].log() + 0.5 * expected[0, 0, 1].log()
         + expected[0, 1, 2].log() + expected[1, 2, 3].log()
@@ -226,7 +226,7 @@ def test_the_full_context_pass_reads_the_whole_target_and_keeps_padding_out():
 
     def full(tgt):
         model(src, tgt)  # the causal pass, as training runs it first
-        return head.full_context_log_weights(tgt).exp()
+        return head.read_full_context(tgt).log_weights().exp()
 
     expected = model(src, tgt, return_attention=True, full_context=True).attention.cross[1, :, 1]
     got = full(tgt)
@@ -247,14 +247,13 @@ def test_the_reverse_direction_normalises_over_the_target_pieces():
     torch.manual_seed(0)
     model = Transformer(ModelConfig.tiny(50)).eval()
     head = AlignmentHead(model, layer=1, head=1)
-    head.keep_scores = True
     src = torch.tensor([[5, 6, 7, 2, 0], [8, 9, 10, 11, 2]])
     tgt = torch.tensor([[1, 12, 13, 0], [1, 14, 15, 16]])
     model(src, tgt)
-    head.log_weights()
     targets = tgt != 0
     targets[:, 0] = False
-    reverse = head.target_log_weights(targets)
+    read = head.read()
+    reverse = read.target_log_weights(targets)
     columns = reverse.exp().sum(1)  # every source position's distribution over targets
     assert torch.allclose(columns, torch.ones_like(columns), atol=1e-5)
     assert (reverse.exp()[:, 0] < 1e-6).all() and reverse.exp()[0, 3].max() < 1e-6  # not read
@@ -262,8 +261,13 @@ def test_the_reverse_direction_normalises_over_the_target_pieces():
     by_hand = -(0.5 * reverse[0, 1, 0] + 0.5 * reverse[0, 2, 0] + reverse[0, 2, 1]
                 + reverse[1, 3, 3])  # fmt: skip
     assert torch.allclose(reverse_alignment_loss(reverse, index), by_hand)
-    with pytest.raises(RuntimeError, match="keep_scores"):
-        head.target_log_weights(targets)  # read once
+    # the scores the forward direction reads: between two target positions, the two directions
+    # differ by the rows' normalisers alone, the same for every source position
+    forward = read.log_weights()
+    gap = (reverse[1, 1] - reverse[1, 2]) - (forward[1, 1] - forward[1, 2])  # [S]
+    assert torch.allclose(gap, gap[0].expand_as(gap), atol=1e-4)
+    with pytest.raises(RuntimeError, match="no forward pass"):
+        head.read()  # read once
 
 
 # --- runs -----------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
@@ -94,9 +95,32 @@ def batch_entries(links: list[list[tuple[int, int]]], *, shift: int = 1) -> tupl
     return torch.tensor(index, dtype=torch.long), torch.tensor(weights)
 
 
+@dataclass
+class HeadScores:
+    """One head's attention scores [B, T, S] before any softmax (fp32, with gradients), and the
+    source mask [B, S] (True = a real piece)."""
+
+    scores: Tensor
+    key_mask: Tensor | None
+
+    def log_weights(self) -> Tensor:
+        """The head's log-attention [B, T, S]: over the source pieces (padding at -inf)."""
+        scores = self.scores
+        if self.key_mask is not None:
+            scores = scores.masked_fill(~self.key_mask[:, None, :], float("-inf"))
+        return torch.log_softmax(scores, dim=-1)
+
+    def target_log_weights(self, targets: Tensor) -> Tensor:
+        """The same scores normalised the other way: for each source position, a
+        log-distribution [B, T, S] over the decoder positions ``targets`` [B, T] marks (those
+        that hold a target piece): the reverse direction, as eflomal aligns both ways and keeps
+        the links they agree on."""
+        return torch.log_softmax(self.scores.masked_fill(~targets[:, :, None], -1e9), dim=1)
+
+
 class AlignmentHead:
-    """Watches one decoder layer's cross-attention; after a forward pass, ``log_weights()`` is
-    that head's log-attention [B, T, S] (padded keys at -inf), with gradients."""
+    """Watches one decoder layer's cross-attention; after a forward pass, ``read()`` is that
+    head's scores (``HeadScores``), with gradients."""
 
     def __init__(self, model: nn.Module, layer: int, head: int):
         self.model, self.layer = model, layer
@@ -105,10 +129,6 @@ class AlignmentHead:
             raise ValueError(f"align.head must be in 0..{self.attention.n_heads - 1}, not {head}")
         self.head = head
         self.inputs: tuple[Tensor, Tensor, Tensor | None] | None = None
-        # the last scores, kept for ``target_log_weights`` if asked (a model that hooks a head
-        # holding a tensor of the graph cannot be copied: keep none otherwise)
-        self.keep_scores = False
-        self.scores: Tensor | None = None
         self.handle = self.attention.register_forward_hook(self._keep, with_kwargs=True)
 
     def _keep(self, module, args, kwargs, output) -> None:
@@ -116,11 +136,23 @@ class AlignmentHead:
         memory = args[1] if len(args) > 1 else kwargs.get("memory")
         self.inputs = (x, memory, kwargs.get("key_mask"))
 
-    def full_context_log_weights(self, tgt_in: Tensor) -> Tensor:
+    def read(self) -> HeadScores:
+        """The head's scores in the forward pass just run (read once)."""
+        if self.inputs is None:
+            raise RuntimeError("AlignmentHead: no forward pass seen yet")
+        x, memory, key_mask = self.inputs
+        self.inputs = None
+        a, d = self.attention, self.attention.d_head
+        rows = slice(self.head * d, (self.head + 1) * d)
+        q = nn.functional.linear(x, a.q_proj.weight[rows], a.q_proj.bias[rows]).float()
+        k = nn.functional.linear(memory, a.k_proj.weight[rows], a.k_proj.bias[rows]).float()
+        return HeadScores(q @ k.transpose(1, 2) / math.sqrt(d), key_mask)  # [B, T, S]
+
+    def read_full_context(self, tgt_in: Tensor) -> HeadScores:
         """Garg et al.'s (2019) full-context pass: the decoder's layers up to this head's read
-        the target input ``tgt_in`` [B, T] without the causal mask, and this head's
-        log-attention [B, T, S] is taken there, with gradients. The encoder's output is the
-        one the forward pass just gave this layer (so call this after it)."""
+        the target input ``tgt_in`` [B, T] without the causal mask, and this head's scores are
+        taken there, with gradients. The encoder's output is the one the forward pass just gave
+        this layer (so call this after it)."""
         if self.inputs is None:
             raise RuntimeError("AlignmentHead: no forward pass seen yet")
         _, memory, key_mask = self.inputs
@@ -131,32 +163,7 @@ class AlignmentHead:
             x = below(x, memory, key_mask, self_mask=target, causal=False).x
         query = decoder.layers[self.layer].cross_query(x, causal=False, self_mask=target)
         self.inputs = (query, memory, key_mask)
-        return self.log_weights()
-
-    def log_weights(self) -> Tensor:
-        if self.inputs is None:
-            raise RuntimeError("AlignmentHead: no forward pass seen yet")
-        x, memory, key_mask = self.inputs
-        self.inputs = None
-        a, d = self.attention, self.attention.d_head
-        rows = slice(self.head * d, (self.head + 1) * d)
-        q = nn.functional.linear(x, a.q_proj.weight[rows], a.q_proj.bias[rows]).float()
-        k = nn.functional.linear(memory, a.k_proj.weight[rows], a.k_proj.bias[rows]).float()
-        scores = q @ k.transpose(1, 2) / math.sqrt(d)  # [B, T, S]
-        self.scores = scores if self.keep_scores else None  # for ``target_log_weights``
-        if key_mask is not None:
-            scores = scores.masked_fill(~key_mask[:, None, :], float("-inf"))
-        return torch.log_softmax(scores, dim=-1)
-
-    def target_log_weights(self, targets: Tensor) -> Tensor:
-        """The scores ``log_weights`` just read, normalised the other way: for each source
-        position, a log-distribution [B, T, S] over the decoder positions ``targets`` [B, T]
-        marks (those that hold a target piece): the reverse direction, as eflomal aligns
-        both ways and keeps the links they agree on."""
-        if self.scores is None:
-            raise RuntimeError("AlignmentHead: set keep_scores and read log_weights() first")
-        scores, self.scores = self.scores, None
-        return torch.log_softmax(scores.masked_fill(~targets[:, :, None], -1e9), dim=1)
+        return self.read()
 
     def remove(self) -> None:
         self.handle.remove()

@@ -84,17 +84,18 @@ def train_step(
                 logits = model_logits(model, batch)
                 guided = align_head is not None and batch.align_index is not None
                 if guided:
-                    weights = (
-                        align_head.full_context_log_weights(batch.tgt_in)
+                    head = (
+                        align_head.read_full_context(batch.tgt_in)
                         if full_context
-                        else align_head.log_weights()
+                        else align_head.read()
                     )
-                    aligned = alignment_loss(weights, batch.align_index, batch.align_weights)
+                    index = batch.align_index
+                    aligned = alignment_loss(head.log_weights(), index, batch.align_weights)
                     if align_reverse:  # the decoder positions that read a target piece
                         targets = batch.tgt_in != config.pad_id
                         targets[:, 0] = False  # the start token
                         aligned = aligned + align_reverse * reverse_alignment_loss(
-                            align_head.target_log_weights(targets), batch.align_index
+                            head.target_log_weights(targets), index
                         )
             sums = label_smoothed_loss(logits, batch.labels, epsilon=epsilon, pad_id=config.pad_id)
             total = sums.loss + align_weight * aligned if guided else sums.loss

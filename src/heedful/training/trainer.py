@@ -155,7 +155,6 @@ class Trainer:
             if layer is None:
                 layer = max(0, model_config.n_decoder_layers - 2)
             self.align_head = AlignmentHead(self.model, layer, config.align.head)
-            self.align_head.keep_scores = config.align.reverse > 0
             self.alignment_record = {"method": config.align.position, "layer": layer,
                                      "heads": [config.align.head],
                                      "chosen_on": "guided training (eflomal)"}  # fmt: skip
