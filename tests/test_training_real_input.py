@@ -270,6 +270,16 @@ def test_the_reverse_direction_normalises_over_the_target_pieces():
         head.read()  # read once
 
 
+def test_the_reverse_loss_is_refused_where_it_cannot_be_read():
+    from heedful.training.config import ConfigError, load_config
+
+    with pytest.raises(ConfigError, match="align.reverse must be >= 0, not -1"):
+        load_config(None, ["align.reverse=-1"])
+    with pytest.raises(ConfigError, match="set align.position to shift or full, not predict"):
+        load_config(None, ["align.reverse=0.5", "align.position=predict"])
+    assert load_config(None, ["align.reverse=0.5", "align.position=full"]).align.reverse == 0.5
+
+
 # --- runs -----------------------------------------------------------------------------------------
 
 REAL_INPUT = [

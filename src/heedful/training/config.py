@@ -285,8 +285,13 @@ def build(tree: dict[str, Any]) -> RunConfig:
             raise ConfigError(f"augment.{name} must be >= 0, not {getattr(run.augment, name)}")
     if run.align.weight < 0:
         raise ConfigError(f"align.weight must be >= 0, not {run.align.weight}")
-    if run.align.reverse < 0 or run.align.reverse and run.align.position == "predict":
-        raise ConfigError("align.reverse must be >= 0, and reads where the word is the input")
+    if run.align.reverse < 0:
+        raise ConfigError(f"align.reverse must be >= 0, not {run.align.reverse}")
+    if run.align.reverse and run.align.position == "predict":
+        raise ConfigError(
+            "align.reverse reads where each target word is the decoder's input: "
+            "set align.position to shift or full, not predict"
+        )
     if run.task == "lm" and (run.align.weight or any(dataclasses.astuple(run.augment))):
         raise ConfigError("augment and align are settings of task translation")
     return run
