@@ -1,7 +1,8 @@
 """Names in a sentence that the model would garble, for heedful.protect to keep from it: words
-mixing letters the model reads with letters it does not, and capitalised words its vocabulary cuts
+mixing letters the model reads with letters it does not, capitalised words its vocabulary cuts
 into many pieces (without a word list; with one, heedful.lexicon finds the names it never read,
-with ``name_runs`` and ``first_letter`` from here)."""
+with ``name_runs`` and ``first_letter`` from here), a title with the name after it ("Sr. Pérez"),
+and words in mixed case ("YouTube", "iOS")."""
 
 from __future__ import annotations
 

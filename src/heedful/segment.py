@@ -135,7 +135,7 @@ def _strip(line: str, span: Span) -> Span:
 
 
 def _merged(
-    text: str, spans: list[Span], keep_whole: Sequence[Span], title_words: Collection[str] = ()
+    text: str, spans: list[Span], keep_whole: Sequence[Span], title_words: Collection[str]
 ) -> list[Span]:
     """Sentences of a line joined where a cut falls inside a span of ``keep_whole``, after one
     of the ``title_words`` written capitalised after another word of its sentence ("con el Sr. |

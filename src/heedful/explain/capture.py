@@ -102,6 +102,11 @@ def attend_ids(
     src = pad([src_ids], model.config.pad_id, next(model.parameters()).device)
     encoder_self = model.encode(src, return_attention=True).attention[:, 0]
     score = None
+
+    def forced(full_context: bool):  # every weight with tgt_ids forced
+        tgt_in = torch.tensor([[model.config.start_id, *tgt_ids[:-1]]], device=src.device)
+        return model(src, tgt_in, return_attention=True, full_context=full_context).attention
+
     if tgt_ids is None:
         (best,) = translator.generate([src_ids], beam_size, keep_attention=True)[0][:1]
         tgt_ids, score = best.tokens, best.score
@@ -111,16 +116,11 @@ def attend_ids(
         for t, (d, _) in enumerate(best.trace):
             decoder_self[:, :, t, : t + 1] = d
     else:
-        tgt_in = torch.tensor([[model.config.start_id, *tgt_ids[:-1]]], device=src.device)
-        attention = model(src, tgt_in, return_attention=True).attention
+        attention = forced(full_context=False)
         decoder_self, cross = attention.decoder_self[:, 0], attention.cross[:, 0]
     if full_context is None:
         full_context = translator.resolved_alignment().method == "full"
-    cross_full = None
-    if full_context:
-        tgt_in = torch.tensor([[model.config.start_id, *tgt_ids[:-1]]], device=src.device)
-        cross_full = model(src, tgt_in, return_attention=True, full_context=True).attention
-        cross_full = cross_full.cross[:, 0]
+    cross_full = forced(full_context=True).cross[:, 0] if full_context else None
     return Attended(
         source=source if source is not None else translator._text(src_ids),
         translation=translator._text(tgt_ids),
