@@ -432,8 +432,8 @@ def test_words_in_mixed_case_are_kept_from_the_model():
         ("en-fr", "I spoke with Mrs. Smith yesterday.", "Mrs. Smith"),
     ],
 )
-def test_a_titled_name_survives_translation_in_one_sentence(bundled, name, text, kept):
-    """Before: "with the Sr. Try it.", "avec le verre, hier", "avec Mrs, hier"."""
+def test_a_name_kept_from_the_model_survives_translation_in_one_sentence(bundled, name, text, kept):
+    """Titles and mixed case. Before: "with the Sr. Try it.", "avec le verre, hier"."""
     (found,) = bundled[name].translate([text])
     assert found.count(kept) == 1 and found.count(".") == text.count("."), found
 
