@@ -20,9 +20,11 @@ from heedful.protect import (
     find_spans,
     localise_number,
     protect,
+    unreadable_symbols,
 )
 from heedful.tokenizer import Tokenizer
 from heedful.translator import Translator
+from heedful.typography import curl, plain, replaced_quotes
 from heedful.unknown_words import Unreadable
 
 URL, EMAIL, PHONE = "https://example.org/docs?id=42", "ana.garcia@example.com", "612345678"
@@ -473,3 +475,93 @@ def test_a_number_placeholder_with_a_suffix_is_put_back_and_names_get_people():
     assert km.spans == ["5 km"]
     for written in ("km", " km", ""):
         assert km.restore(f"It's {km.placeholders[0]}{written}.") == "It's 5 km."
+
+
+# --- symbols, typography, lines without words -------------------------------------------------
+
+
+def test_hashtags_and_mentions_are_spans_but_not_addresses_or_c_sharp():
+    text = "Me voy de #vacaciones con @juan_p y ana@x.com; C# y #42, #año-nuevo- y # solo."
+    assert [text[a:b] for a, b in find_spans(text)] == [
+        "#vacaciones", "@juan_p", "ana@x.com", "#42", "#año-nuevo"]  # fmt: skip
+
+
+def test_words_mixing_symbols_the_vocabulary_lacks_with_what_it_reads_are_kept():
+    unknown = "£[]=😀#¨".__contains__
+    text = "Cuesta (£5), mira [1] y x=3; pizza😀 o 😀, = y #, [nota] ¨Hola¨."
+    assert [text[a:b] for a, b in unreadable_symbols(text, unknown)] == ["£5", "[1]", "x=3"]
+    protected = protect("Pagué £1.250,50 y [2].", "es", "en", kept=[(6, 15), (18, 21)])
+    assert protected.placeholders == [NUMBERS[0], NUMBERS[1]]  # a number's, not a city's
+    assert protected.spans == ["£1,250.50", "[2]"]  # written the target way
+    # a symbol's word replaces the number inside it that find_spans alone finds
+    assert protect("Cuesta £5.", kept=[(7, 9)]).spans == ["£5"]
+
+
+def test_curly_quotes_the_vocabulary_lacks_are_given_straight_and_curled_back():
+    unknown = "\u201c\u201d\u2013".__contains__
+    text = "Dijo \u201chola\u201d \u2013 y \u00abadiós\u00bb."
+    given = plain(text, unknown)
+    assert given == 'Dijo "hola" - y \u00abadiós\u00bb.' and len(given) == len(text)
+    assert replaced_quotes(text, given) == ("\u201c", "\u201d")
+    assert replaced_quotes("Dijo \u201chola.", plain("Dijo \u201chola.", unknown)) is None
+    assert curl('He said "hi" and "bye".', ("\u201c", "\u201d")) == (
+        "He said \u201chi\u201d and \u201cbye\u201d."
+    )
+    assert curl('He said "hi.', ("\u201c", "\u201d")) == 'He said "hi.'  # no pair
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "kept"),
+    [
+        ("es-en", "Me voy de #vacaciones con @juan.", ["#vacaciones", "@juan"]),
+        ("en-fr", "I'm going on #holiday with @john.", ["#holiday", "@john"]),
+        ("es-en", "Cuesta £5 o 10 euros.", ["£5"]),
+        ("en-fr", "See note [12] of the text.", ["[12]"]),
+        ("es-en", "El resultado es x=3.", ["x=3"]),
+        ("es-en", "Me encanta la pizza😀.", ["😀", "pizza"]),
+    ],
+)
+def test_symbols_survive_translation_and_no_unknown_piece_is_written(bundled, name, text, kept):
+    """Before: " ⁇ vacaciones with  ⁇ juan", " ⁇ j ⁇ j", " ⁇ 5", "le sexe  ⁇ 1 ⁇ ",
+    "I love pizza."."""
+    translator = bundled[name]
+    out = translator.translate([text])[0]
+    assert all(word in out for word in kept) and "\u2047" not in out, out
+    translator.protect_spans = translator.carry_unreadable = False
+    try:
+        before = translator.translate([text])[0]
+        assert "\u2047" in before or not all(word in before for word in kept)
+    finally:
+        translator.protect_spans = translator.carry_unreadable = True
+
+
+def test_curly_quotes_are_read_straight_and_come_back_curled(bundled):
+    translator = bundled["es-en"]
+    text = "Ella dijo: \u201cTengo hambre\u201d."
+    out = translator.translate([text])[0]
+    assert "\u2047" not in out and out.count("\u201c") == out.count("\u201d") == 1, out
+    assert "hungry" in out
+    translator.protect_spans = False
+    try:
+        assert "\u2047" in translator.translate([text])[0]
+    finally:
+        translator.protect_spans = True
+
+
+def test_a_line_without_words_is_kept_as_it_is_not_made_into_a_sentence(bundled):
+    """Before: "123" -> "I 123.", "!!!" -> "Go!", "..." -> "Say it.", "(1)" -> "It's all the
+    way.", a URL alone with a full stop added."""
+    translator = bundled["es-en"]
+    lines = ["123", "3,5", "!!!", "...", "¿?", "(1)", "1.234,50 €", "https://example.org/a"]
+    expected = ["123", "3.5", "!!!", "...", "¿?", "(1)", "1,234.50 €", "https://example.org/a"]
+    assert translator.translate(lines) == expected
+    (found,) = translator.translate(["Hola. 3,5."], alignments=True)
+    assert found.text.endswith(" 3.5.") and found.text != "Hola. 3,5."
+    assert ("3,5", "3.5") in {(k.source_word, k.target_word) for k in found.alignment}
+    (found,) = translator.translate(["1.234,50 €"], alignments=True)
+    assert [(k.source, k.target) for k in found.alignment] == [((0, 8), (0, 8)), ((9, 10), (9, 10))]
+    translator.protect_spans = False
+    try:
+        assert translator.translate(lines) != lines
+    finally:
+        translator.protect_spans = True

@@ -304,6 +304,15 @@ def test_putting_back_follows_the_nearest_aligned_words_then_the_relative_place(
     assert split_unreadable("a b", str.isupper) is None  # nothing to carry
 
 
+def test_a_pictograph_typed_against_a_word_is_carried_and_the_word_translated():
+    unknown = "😀🍕❤\ufe0f".__contains__
+    split = split_unreadable("me encanta la pizza😀. 🍕hola ¡😀! gracias❤\ufe0f", unknown)
+    assert split.readable == ["me", "encanta", "la", "pizza.", "hola", "¡!", "gracias"]
+    assert split.words == ["😀", "🍕", "😀", "❤\ufe0f"] and split.after == [3, 3, 5, 6]
+    assert split.spans == [(19, 20), (22, 23), (29, 30), (39, 41)]
+    assert split_unreadable("Tiên y Tiên", "ê".__contains__) is None  # a letter: not carried
+
+
 def test_punctuation_after_carried_characters_stays_with_the_word_before():
     """ "te quiero ❤️." is translated as "te quiero." (a known letter or digit keeps a word
     whole: "aXb" and "X3" are read as they are)."""
@@ -531,3 +540,18 @@ def test_float32_inference_model_applies_the_activation_in_the_first_ffn_product
     assert ffns and all(m.w_1.activation is not None for m in ffns)
     with torch.inference_mode():
         torch.testing.assert_close(built(src, tgt), model(src, tgt), atol=1e-5, rtol=1e-5)
+
+
+def test_translate_never_writes_the_unknown_piece_where_the_model_would(tokenizer):
+    """What the model cannot read is kept from it (heedful.real_input), so ``translate`` bans
+    the unknown piece; ``generate``, at token level as CTranslate2 decodes, does not."""
+    model = make_model(tokenizer, output_bias=True)
+    with torch.no_grad():
+        model.logits_bias[tokenizer.unk_id] = 50.0  # the model's first choice at every step
+    translator = Translator(model, tokenizer)
+    found = translator.generate([tokenizer.encode("el gato come pescado")], 1)[0][0]
+    assert tokenizer.unk_id in found.tokens
+    out = translator.translate(["el gato come pescado"], 1)[0]
+    assert out and "\u2047" not in out
+    translator.protect_spans = False  # as imported models translate: the piece is theirs to write
+    assert "\u2047" in translator.translate(["el gato come pescado"], 1)[0]

@@ -29,6 +29,12 @@ A date written with a month's name ("3 de mayo de 1990", "May 3, 1990") is given
 as a weekday, which it translates, and written the target language's way where the weekday is
 in its translation (heedful.dates).
 
+Hashtags and mentions ("#vacaciones", "@juan") are kept the same way, as are words that mix
+symbols the vocabulary lacks with digits, or with letters on both sides ("£5", "[1]", "x=3";
+``unreadable_symbols``): the bundled models lack "#", "@", "£" and "[", and wrote " ⁇ vacaciones
+with  ⁇ juan", " ⁇ 5" and "la note  ⁇ 3 ⁇ ". An amount keeps its sign and is written the target
+language's way ("£1.250,50" -> "£1,250.50").
+
 The placeholders of software strings (``{name}``, ``{0}``, ``{{count}}``, ``%s``, ``%(count)d``,
 ``%1$s``, ``%{name}``, ``${name}``, Qt's ``%1``) are protected the same way, with a name: the
 bundled models turned them into words ("Hola {name}" -> "Hello ap-handy"), and a number in their
@@ -38,6 +44,8 @@ place was as often written out in words ("%d deux cents") as copied.
 from __future__ import annotations
 
 import re
+import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from heedful.dates import WEEKDAYS, find_dates, put_date, weekday_pattern, write_date
@@ -84,8 +92,14 @@ _CODE = (
     r"(?!\d+(?:st|nd|rd|th|er|re|e|ème|eme|ère|o|a|º|ª|s|am|pm)(?![\w-]))"
     r"(?=[\w-]*\d)(?=[\w-]*[^\W\d_])[^\W_]+(?:-[^\W_]+)*"
 )
+# a number between symbols and nothing else ("£5", "[1]"): a number's placeholder
+_SYMBOLS_NUMBER = re.compile(rf"([^\w\s]*?)({_NUMBER})([^\w\s]*)")
+# a hashtag or a mention ("#vacaciones", "@juan", "#42"): a name, copied as it is; the bundled
+# models lack "#" and "@" and wrote " ⁇ vacations", " ⁇ j ⁇ j"
+_TAG = r"[#@][^\W_][\w-]*(?<!-)"
 _SPAN = re.compile(
-    rf"(?<![\w@/.+-])(?:{_URL}|{_EMAIL}|{_CODE}|{_NUMBER}{_UNIT}?)(?![\w@/])|(?:{_PLACEHOLDER})"
+    rf"(?<![\w@/.+-])(?:{_URL}|{_EMAIL}|{_TAG}|{_CODE}|{_NUMBER}{_UNIT}?)(?![\w@/])"
+    rf"|(?:{_PLACEHOLDER})"
 )
 
 # (decimal mark, thousands separators read, thousands separator written); Spanish phone numbers
@@ -111,6 +125,33 @@ def find_spans(text: str) -> list[tuple[int, int]]:
             continue
         spans.append(match.span())
     return spans
+
+
+def unreadable_symbols(text: str, unknown: Callable[[str], bool]) -> list[Span]:
+    """Words that mix symbols the model cannot read (``unknown(c)``) with digits, or with letters
+    on both sides of one: "£5", "[1]", "x=3" for a vocabulary without "£", "[" or "="; the
+    bundled models wrote " ⁇ 5" and "la sexe  ⁇ 1 ⁇ ". Punctuation the model reads around such a
+    word ("(£5).") is not part of it. A word with such symbols only at its edges ("[nota]",
+    "¨Hola¨", quoting marks) is translated, its symbols left to the model. Unknown letters are
+    ``heedful.names.unreadable_letters``'s, and pictographs ("hola😀") and words without a letter
+    or digit the model reads ("😀", "=") are carried past the model (heedful.unknown_words)."""
+    out = []
+    for match in re.finditer(r"\S+", text):
+        start, end = match.span()
+        while start < end and not text[start].isalnum() and not unknown(text[start]):
+            start += 1
+        while end > start and not text[end - 1].isalnum() and not unknown(text[end - 1]):
+            end -= 1
+        word = text[start:end]
+        at = [k for k, c in enumerate(word) if unknown(c) and not c.isalnum()]
+        if not at or any(unicodedata.category(word[k]) == "So" for k in at):
+            continue
+        digits = any(c.isdigit() and not unknown(c) for c in word)
+        inside = any(0 < k < len(word) - 1 and word[k - 1].isalnum() and word[k + 1].isalnum()
+                     for k in at)  # fmt: skip
+        if digits or inside:
+            out.append((start, end))
+    return out
 
 
 def find_placeholders(text: str) -> list[Span]:
@@ -217,15 +258,21 @@ class Protected:
 
 
 def protect(
-    text: str, source: str | None = None, target: str | None = None, extra: list[Span] = ()
+    text: str,
+    source: str | None = None,
+    target: str | None = None,
+    extra: list[Span] = (),
+    kept: list[Span] = (),
 ) -> Protected | None:
     """``text`` with its spans replaced by placeholders it does not already hold (numbers for
     numbers, cities for URLs and addresses, people for ``extra``, weekdays for dates written with
     a month's name: heedful.dates); None if it has none. ``source`` and ``target``: the
     languages, for writing numbers and dates. ``extra``: names to protect (heedful.names),
-    where they overlap none of the other spans."""
+    where they overlap none of the other spans; ``kept``: other spans to copy as they are
+    (``unreadable_symbols``), each in place of the spans it overlaps ("£5", not "5")."""
     dates = dict(find_dates(text, source)) if target in WEEKDAYS else {}
-    spans = [s for s in find_spans(text) if not any(_overlap(s, d) for d in dates)]
+    found = list(kept) + [s for s in find_spans(text) if not any(_overlap(s, k) for k in kept)]
+    spans = [s for s in found if not any(_overlap(s, d) for d in dates)]
     spans += [e for e in extra if not any(_overlap(e, s) for s in spans + list(dates))]
     spans = sorted(spans + list(dates))
     if not spans:
@@ -234,7 +281,7 @@ def protect(
     lowered = text.lower()
     pools = (NAMES, NUMBERS, SHORT_NUMBERS, PEOPLE, days)
     free = {pool: [p for p in pool if not _find(p.lower()).search(lowered)] for pool in pools}
-    names = set(extra)
+    names, symbols = set(extra), set(kept)
     out, placeholders, originals, places, at = [], [], [], [], 0
     weekdays: dict[int, str] = {}
     for start, end in spans:
@@ -243,6 +290,10 @@ def protect(
             pool, original = free[days], write_date(dates[start, end], target)
         elif (start, end) in names:
             pool, original = free[PEOPLE], span
+        elif (start, end) in symbols and (amount := _SYMBOLS_NUMBER.fullmatch(span)):  # "£5"
+            pool = free[NUMBERS]
+            before, digits, after = amount.groups()
+            original = before + localise_number(digits, source, target) + after
         else:
             number = span.lstrip("+-\u2212")[:1].isdigit()
             pool = free[NAMES if "@" in span or not number else NUMBERS]

@@ -1,12 +1,19 @@
 """Real input: texts as people write them, made into sentences a model translates, and back.
 
     texts -> paragraphs cut into sentences (heedful.segment)
-          -> each sentence prepared: URLs, e-mail addresses and long numbers replaced by
-             placeholders (heedful.protect), ALL CAPS and Title Case cased (heedful.casing),
-             words the model cannot read set aside (heedful.unknown_words)
-          -> every sentence of every text in one ``Translator.generate`` (with ``alignments``,
-             each batch's word links found as it ends: heedful.translation_links)
-          -> each translation finished: the words set aside put back, capitals, the spans
+          -> each sentence prepared: URLs, e-mail addresses, long numbers, hashtags and words
+             with symbols the vocabulary lacks replaced by placeholders (heedful.protect), ALL
+             CAPS and Title Case cased (heedful.casing), curly quotes it lacks read straight
+             (heedful.typography), words the model cannot read set aside
+             (heedful.unknown_words)
+          -> a sentence with no word left beside its placeholders ("123", "3,5", "!!!", a URL)
+             kept as it is, its numbers written the target way: given to the model, such lines
+             came back as made-up sentences ("123" -> "I 123.", "..." -> "Say it.")
+          -> every other sentence of every text in one ``Translator.generate``, the unknown
+             piece banned (with ``alignments``, each batch's word links found as it ends:
+             heedful.translation_links)
+          -> each translation finished: the words set aside put back, capitals, the spans,
+             curly quotes
              (with ``alignments``, its links carried to the text given and the translation)
           -> a paragraph's n best from its sentences' by summed score (links moved to the
              paragraph's places)
@@ -31,12 +38,13 @@ from heedful.casing import (
 )
 from heedful.decoding import DecodingOptions
 from heedful.explain.alignment_choice import align_pair
-from heedful.explain.alignment_spans import WordLink, copied
+from heedful.explain.alignment_spans import WordLink, copied, in_order
 from heedful.explain.words import STANDALONE, to_words
 from heedful.names import mixed_case, rare_names, titled_names, unreadable_letters
-from heedful.protect import Protected, find_spans, protect
+from heedful.protect import PEOPLE, Protected, find_spans, protect, unreadable_symbols
 from heedful.segment import Paragraph, titles
 from heedful.textmap import Span
+from heedful.typography import EQUIVALENTS, curl, plain, replaced_quotes
 from heedful.unknown_words import Unreadable, put_back_spans, split_unreadable
 
 
@@ -62,6 +70,7 @@ class Prepared:
     text: str
     protected: Protected | None
     caps: bool
+    quotes: tuple[str, str] | None = None  # the curly quotes made straight (heedful.typography)
 
 
 @dataclass
@@ -120,7 +129,7 @@ def paragraph_n_best(
     read) is kept as it is when the paragraph has others (each word linked to itself)."""
     best: list[tuple[float, list[Translation]]] = [(0.0, [])]
     for sentence, options in zip(paragraph.sentences, parts, strict=True):
-        if len(parts) > 1 and not options[0].tokens:
+        if len(parts) > 1 and not options[0].tokens and not options[0].text:
             options = [Translation(sentence, 0.0, [], copied(sentence) if alignments else None)]
         combined = [(score + o.score, chosen + [o]) for score, chosen in best for o in options]
         best = sorted(combined, key=lambda pair: -pair[0])[:n_best]
@@ -144,13 +153,16 @@ def translate_sentences(translator, sentences: list[str], in_capitals: list[bool
     tokenizer = translator.tokenizer
     prepared = [prepare(translator, s, c) for s, c in zip(sentences, in_capitals, strict=True)]
     src_ids = tokenizer.encode_batch([p.text for p in prepared])
-    todo, unreadable = [], []
+    todo, unreadable, kept = [], [], []
     carried: dict[int, Unreadable] = {}  # sources with words the model cannot read
     for i, (text, ids) in enumerate(zip(sentences, src_ids, strict=True)):
         if not text.strip() or all(t == translator.config.eos_id for t in ids):
             continue
         if not translator._knows_some_of(ids):
             unreadable.append(i)
+            continue
+        if translator.protect_spans and not _has_words(prepared[i]):
+            kept.append(i)  # "123", "3,5", "!!!", a URL: the model would make up a sentence
             continue
         todo.append(i)
         split = _split_unreadable(translator, prepared[i].text, ids)
@@ -170,11 +182,19 @@ def translate_sentences(translator, sentences: list[str], in_capitals: list[bool
 
         links = TranslationLinks(translator, prepared, carried, src_ids, todo)
     hook = {"on_batch": links.on_batch, "aligning": links.trails} if links else {}
-    hypotheses = translator.generate([src_ids[i] for i in todo], options=options, **hook)
+    # the unknown piece is never written: what the model cannot read was kept from it above
+    unk_id = getattr(tokenizer, "unk_id", None)
+    banned = [unk_id] if translator.protect_spans and unk_id is not None else []
+    hypotheses = translator.generate(
+        [src_ids[i] for i in todo], options=options, banned=banned, **hook
+    )
     if links:
         links.complete(hypotheses)
     empty = [] if alignments else None
     out: list[list[Translation]] = [[Translation("", 0.0, [], empty)] for _ in sentences]
+    for i in kept:  # as given, numbers written the target language's way
+        text = finish(translator, prepared[i], None, prepared[i].text).text
+        out[i] = [Translation(text, 0.0, [], in_order(sentences[i], text) if alignments else None)]
     for i, found in zip(todo, hypotheses, strict=True):
         out[i] = []
         for option, h in enumerate(found):
@@ -196,6 +216,9 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
             sentence,
             lambda c: _unknown_letter(translator, c) and _unknown_letter(translator, c.lower()),
         )
+        symbols = unreadable_symbols(  # "£5", "[1]"; not a curly quote the model reads straight
+            sentence, lambda c: _unknown_letter(translator, c) and c not in EQUIVALENTS
+        )
         lexicon = translator.lexicon
         if translator.protect_names and not is_title_case(sentence) and not in_capitals:
             if lexicon is not None:
@@ -204,8 +227,12 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
                 names = rare_names(sentence, lambda w: len(translator.tokenizer.encode(w)) - 1)
             titled = titled_names(sentence, titles(source))  # "Sr. Pérez", "Dr. Smith"
             extra = _union(extra + names + titled + mixed_case(sentence))  # "YouTube"
-        protected = protect(sentence, source, target, extra)
+        protected = protect(sentence, source, target, extra, symbols)
     text = sentence if protected is None else protected.text
+    quotes = None
+    if translator.protect_spans:  # "“Hola”" as '"Hola"', if the vocabulary lacks “ and ”
+        given = plain(text, lambda c: _unknown_letter(translator, c))
+        quotes, text = replaced_quotes(text, given), given
     placeholders = [] if protected is None else protected.placeholders
     cased = translator.uncapitalise
     caps = cased and is_all_caps(text, placeholders, short=in_capitals)
@@ -214,7 +241,17 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
         text = uncapitalise(text, translator._rarity, placeholders, usual)
     if translator.lexicon is not None and translator.protect_spans:
         text = translator.lexicon.restore_accents(text)
-    return Prepared(sentence, text, protected, caps)
+    return Prepared(sentence, text, protected, caps, quotes)
+
+
+def _has_words(prepared: Prepared) -> bool:
+    """Whether the model's text has a letter outside the placeholders of numbers, URLs and the
+    like (a name's counts: "¡Tom!" is translated): something to translate."""
+    text = prepared.text
+    for placeholder in [] if prepared.protected is None else prepared.protected.as_translated():
+        if placeholder not in PEOPLE:
+            text = text.replace(placeholder, " ")
+    return any(c.isalpha() for c in text)
 
 
 def _union(spans: list[Span]) -> list[Span]:
@@ -257,6 +294,8 @@ def finish(
     elif translator.uncapitalise and opens_capitalised(prepared.sentence):
         cased = capitalise_first(put)  # as its source begins ("Visita Madrid.": "visit Madrid.")
     text = cased if protected is None else protected.restore(cased)
+    if prepared.quotes is not None:
+        text = curl(text, prepared.quotes)
     return Finished(translation, mended, split, put, spans, cased, text)
 
 

@@ -21,7 +21,7 @@ unknown piece) works the same way.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal, overload
@@ -169,6 +169,7 @@ class Translator:
         keep_attention: bool = False,
         on_batch: Callable[..., None] | None = None,
         aligning: Trails | None = None,
+        banned: Sequence[int] = (),
         **decoding_keywords: Any,
     ) -> list[list[Hypothesis]]:
         """Token-id level translation: per source (ids ending with end-of-sentence), its n_best
@@ -177,10 +178,11 @@ class Translator:
         self-attention [L, H, t] and cross-attention [L, H, S]. ``on_batch(indices,
         hypotheses, memory)``: called after each batch (``heedful.decoding.generate``).
         ``aligning``: hypotheses carry their aligning heads' weights where decoding can keep them
-        (heedful.aligning)."""
+        (heedful.aligning). ``banned``: ids never generated, besides ``banned_ids``."""
         options = DecodingOptions.given(options, beam_size, **decoding_keywords)
         return decoding.generate(
-            self.model, src_ids, options, banned=self.banned_ids(), force_eos=self.force_eos,
+            self.model, src_ids, options, banned=sorted({*self.banned_ids(), *banned}),
+            force_eos=self.force_eos,
             keep_attention=keep_attention,
             beam=beam_search,  # looked up here at each call, where a test may replace it
             on_batch=on_batch, aligning=aligning,

@@ -10,7 +10,8 @@ the penultimate layer). A word at the start or the end of the source goes at the
 end. Punctuation that follows such characters in a word ("❤️.", "😀!") stays in the source, at
 the end of the word before ("Te quiero ❤️." is translated as "Te quiero."). Words that mix known
 letters or digits with unknown characters ("Tiên") stay in the source as they are: the model
-reads part of them.
+reads part of them. A pictograph typed against a word is cut from it first ("pizza😀." ->
+"pizza", "😀."): "Me encanta la pizza😀." gave "I love pizza.", the emoji lost.
 
 On the bundled es -> en model: "El gato 🐈 duerme en el jardín." gave "The cat blows sleeping in
 the garden." and now gives "The cat 🐈 sleeps in the garden."; "Hola, ¿qué tal? 😀" gave "Hi, what
@@ -31,6 +32,7 @@ source's own: there the emoji sentence above still reads "The cat blows sleeping
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -64,8 +66,7 @@ def split_unreadable(text: str, unknown: Callable[[str], bool]) -> Unreadable | 
     the word before when it follows them, else as a word of its own (before the carried word
     unless it follows it)."""
     split = Unreadable([], [], [])
-    for match in re.finditer(r"\S+", text):
-        word = match.group()
+    for start, word in _words(text, unknown):
         flags = [unknown(c) for c in word]
         rest = "".join(c for c, u in zip(word, flags, strict=True) if not u)
         if not any(flags) or any(c.isalnum() for c in rest):
@@ -78,13 +79,35 @@ def split_unreadable(text: str, unknown: Callable[[str], bool]) -> Unreadable | 
         split.words.append("".join(c for c, u in zip(word, flags, strict=True) if u))
         split.after.append(len(split.readable) - 1)
         first, last = flags.index(True), len(flags) - flags[::-1].index(True)
-        split.spans.append((match.start() + first, match.start() + last))
+        split.spans.append((start + first, start + last))
         if rest and trailing:  # the end of the word before, or a word of its own
             if split.readable:
                 split.readable[-1] += rest
             else:
                 split.readable.append(rest)
     return split if split.words and split.readable else None
+
+
+def _words(text: str, unknown: Callable[[str], bool]) -> list[tuple[int, str]]:
+    """``text``'s words (split at whitespace) and where each starts, with the pictographs the
+    model cannot read cut from the letters they are typed against ("pizza😀." -> "pizza",
+    "😀."): the bundled es -> en model turned "Me encanta la pizza😀." into "I love pizza.",
+    the emoji lost."""
+    out = []
+    for match in re.finditer(r"\S+", text):
+        word, at = match.group(), 0
+        for k in range(1, len(word)):
+            if _pictograph(word[k], unknown) != _pictograph(word[k - 1], unknown) and (
+                word[k].isalnum() or word[k - 1].isalnum()
+            ):
+                out.append((match.start() + at, word[at:k]))
+                at = k
+        out.append((match.start() + at, word[at:]))
+    return out
+
+
+def _pictograph(char: str, unknown: Callable[[str], bool]) -> bool:
+    return unicodedata.category(char) == "So" and unknown(char)
 
 
 def put_back(split: Unreadable, translation: str, links: set[Link] | None) -> str:

@@ -247,6 +247,17 @@ def copied(text: str) -> list[WordLink]:
     return out
 
 
+def in_order(text: str, copy: str) -> list[WordLink]:
+    """The links of a text kept with its words in order (a number written the target language's
+    way: "3,5" -> "3.5"): each word of ``text`` to the word of ``copy`` in its place."""
+    words, copies = _WORD.finditer(text), _WORD.finditer(copy)
+    out = []
+    for word, same in zip(words, copies, strict=False):
+        s, t = trim(text, word.span()), trim(copy, same.span())
+        out.append(WordLink(s, t, text[s[0] : s[1]], copy[t[0] : t[1]]))
+    return out
+
+
 def utf16_links(links: Sequence[WordLink], source: str, target: str) -> list[WordLink]:
     """The same links with offsets counted in UTF-16 code units, as JavaScript's strings count
     them (a character beyond U+FFFF, such as most emoji, counts 2)."""
