@@ -233,3 +233,14 @@ def test_the_script_runs_on_a_bundled_model(tmp_path):
     for name in ("names", "numbers"):
         v = result["variants"][name]
         assert len(v["failures"]) == round((1 - v["copied"]) * v["items"])
+
+
+def test_the_symbols_bench_counts_an_unknown_piece_or_a_changed_line_wrong():
+    spec = importlib.util.spec_from_file_location("bench_symbols", REPO / "bench" / "symbols.py")
+    symbols = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(symbols)
+    assert symbols.right("I'm going on #vacaciones with @juan.", ["#vacaciones", "@juan"])
+    assert not symbols.right("I'm going on \u2047vacaciones with @juan.", ["@juan"])
+    assert not symbols.right("I'm going on vacation.", ["#vacaciones"])
+    assert symbols.right("3.5", ["=3.5"]) and not symbols.right("I 3.5.", ["=3.5"])
+    assert len(symbols.INPUTS["es"]) == len(symbols.INPUTS["en"]) == 24
