@@ -39,6 +39,30 @@ def test_a_paragraph_is_cut_into_its_sentences_and_joined_with_what_stood_betwee
         assert SentenceSplitter("es").split(blank).sentences == []
 
 
+def test_a_list_items_marker_is_no_part_of_its_sentence_and_comes_back_before_it():
+    text = "- Compra pan.\n  • Abre la puerta. Entra.\n2. Cierra.\na) Sí.\n-5 grados.\n- \n—Hola."
+    paragraph = SentenceSplitter("es").split(text)
+    assert paragraph.sentences == [
+        "Compra pan.", "Abre la puerta.", "Entra.", "Cierra.", "Sí.", "-5 grados.", "-",
+        "—Hola."]  # fmt: skip
+    translations = ["Buy bread.", "Open the door.", "Come in.", "Close.", "Yes.", "-5", "-", "—Hi."]
+    joined = paragraph.join(translations)
+    assert joined == ("- Buy bread.\n  • Open the door. Come in.\n2. Close.\na) Yes.\n-5\n- \n—Hi.")
+    for start, translation in zip(paragraph.places(translations), translations, strict=True):
+        assert joined[start : start + len(translation)] == translation
+    assert SentenceSplitter("es").split("   1. Hola.").join(["Hello."]) == "1. Hello."
+
+
+def test_a_list_item_keeps_its_marker_through_a_bundled_model():
+    """Before: "- Primero: el vuelo sale a las 8:45." gave "On the flight, the flight leaves
+    at 8:45."; the model dropped the marker."""
+    es_en = Translator.load(model_dir("es-en"))
+    out = es_en.translate(["- Compra pan.\n- Abre la puerta.\n1. Cierra la ventana."])[0]
+    lines = out.split("\n")
+    assert [line[:2] for line in lines] == ["- ", "- ", "1."], out
+    assert "bread" in lines[0] and "door" in lines[1] and "window" in lines[2], out
+
+
 def test_a_cut_inside_a_span_kept_whole_is_undone_and_a_wordless_piece_joins_a_sentence():
     text = "Mira https://example.org/docs?id=42 ahora. Gracias."
     url = (text.index("https"), text.index(" ahora"))

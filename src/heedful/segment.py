@@ -5,8 +5,11 @@ line they translate a third of the line as well as each sentence alone. So ``Tra
 cuts each text into sentences with pysbd (Sadvilkar and Neumann, 2020: Golden Rules, abbreviation
 lists and the like per language), translates every sentence in one batch with the rest, and joins
 the translations with whatever stood between the sentences: spaces, tabs and line breaks, as they
-were. Text before the first sentence and after the last is left out, as the tokenizer leaves it
-out of a sentence.
+were. Whitespace before the first sentence and after the last is left out, as the tokenizer
+leaves it out of a sentence. A list item's marker at the start of a line ("- ", "• ", "1. ",
+"a) ") is no part of its sentence: it stands before the translation as it stood before the
+source (the bundled models dropped it: "- Primero: el vuelo sale a las 8:45." gave "On the
+flight, the flight leaves at 8:45.").
 
 Three corrections to the segmenter's cuts: a cut inside a span that must stay whole (a URL such
 as ``example.org/docs?id=42``, whose "?" pysbd ends a sentence at) is undone; so is a cut after a
@@ -42,11 +45,17 @@ class Paragraph:
     def sentences(self) -> list[str]:
         return [self.text[start:end] for start, end in self.spans]
 
+    @property
+    def lead(self) -> str:
+        """What stands before the first sentence but whitespace: its line's list marker."""
+        return self.text[: self.spans[0][0]].lstrip() if self.spans else ""
+
     def join(self, translations: Sequence[str]) -> str:
-        """The sentences' translations with what stood between the sentences between them."""
+        """The sentences' translations with what stood between the sentences between them
+        (and the first one's list marker before them)."""
         if len(translations) != len(self.spans):
             raise ValueError(f"{len(self.spans)} sentences, but {len(translations)} translations")
-        out = []
+        out = [self.lead]
         for k, translation in enumerate(translations):
             if k:
                 out.append(self.text[self.spans[k - 1][1] : self.spans[k][0]])
@@ -55,7 +64,7 @@ class Paragraph:
 
     def places(self, translations: Sequence[str]) -> list[int]:
         """Where each translation starts in ``join(translations)``."""
-        starts, at = [], 0
+        starts, at = [], len(self.lead)
         for k, translation in enumerate(translations):
             if k:
                 at += self.spans[k][0] - self.spans[k - 1][1]
@@ -79,8 +88,10 @@ class SentenceSplitter:
         ``keep_whole``. A line the segmenter fails on is one sentence, with a warning naming it."""
         spans: list[Span] = []
         for line in re.finditer(r"[^\n]+", text):
-            for start, end in self._cut(line.group()):
-                spans.append((line.start() + start, line.start() + end))
+            marker = _MARKER.match(line.group())  # "- ", "1. ", "a) ": no part of the sentence
+            at = marker.end() if marker and _has_word(line.group()[marker.end() :]) else 0
+            for start, end in self._cut(line.group()[at:]):
+                spans.append((line.start() + at + start, line.start() + at + end))
         return Paragraph(text, _merged(text, spans, keep_whole, self._titles))
 
     def _cut(self, line: str) -> list[Span]:
@@ -106,6 +117,9 @@ class SentenceSplitter:
         return [span for span in (_strip(line, s) for s in found) if span[0] < span[1]]
 
 
+# a list item's marker at the start of a line: a bullet, a number or a letter, then a space
+# (the bundled models dropped "- " and read "- Segundo: ..." as "No way, ...")
+_MARKER = re.compile(r"[ \t]*(?:[-*+•‣◦▪>–—]|\(?\d{1,3}[.)]|\(?[a-z]\)|[a-z]\.)[ \t]+")
 # a line whose sentence marks all stand after its last word
 _ONE_SENTENCE = re.compile(r"[^.!?…。！？;:]*(?:[.!?…。！？;:][.!?…。！？;:\s]*)?")
 
