@@ -210,13 +210,15 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
     of a paragraph ``in_capitals`` counts as in capitals."""
     source, target = translator.source_language, translator.target_language
     protected = None
+    # characters the vocabulary lacks: most sentences have none, and skip what looks for them
+    unknown = translator.protect_spans and any(_unknown_letter(translator, c) for c in {*sentence})
     if translator.protect_spans:
         # a capital the vocabulary lacks ("Ñ") is read in lower case when the sentence is cased
         extra = unreadable_letters(
             sentence,
             lambda c: _unknown_letter(translator, c) and _unknown_letter(translator, c.lower()),
         )
-        symbols = unreadable_symbols(  # "£5", "[1]"; not a curly quote the model reads straight
+        symbols = unknown and unreadable_symbols(  # "£5", "[1]"; not a curly quote read straight
             sentence, lambda c: _unknown_letter(translator, c) and c not in EQUIVALENTS
         )
         lexicon = translator.lexicon
@@ -227,10 +229,10 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
                 names = rare_names(sentence, lambda w: len(translator.tokenizer.encode(w)) - 1)
             titled = titled_names(sentence, titles(source))  # "Sr. Pérez", "Dr. Smith"
             extra = _union(extra + names + titled + mixed_case(sentence))  # "YouTube"
-        protected = protect(sentence, source, target, extra, symbols)
+        protected = protect(sentence, source, target, extra, symbols or [])
     text = sentence if protected is None else protected.text
     quotes = None
-    if translator.protect_spans:  # "“Hola”" as '"Hola"', if the vocabulary lacks “ and ”
+    if unknown:  # "“Hola”" as '"Hola"', if the vocabulary lacks “ and ”
         given = plain(text, lambda c: _unknown_letter(translator, c))
         quotes, text = replaced_quotes(text, given), given
     placeholders = [] if protected is None else protected.placeholders
