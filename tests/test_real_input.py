@@ -77,6 +77,14 @@ def test_what_counts_as_title_case():
     assert is_title_case("Tengo Un Perro Grande.") and is_title_case("I Love Paris")
     assert not is_title_case("Tom Jackson.") and not is_title_case("Tengo un Perro Grande.")
     assert is_title_case("Visit Boston Now Please", ignore={"Boston"})
+    # a contraction is one word: "It's" is capitalised (its "s" made it no title before)
+    assert is_title_case("It's Too Early.") and is_title_case("I'm Not Busy Today.")
+    assert not is_title_case("It's too Early Now.")
+    # two words: a title where the word list writes a word after the first in lower case
+    forms = {"me": "me", "lied": "lied", "tom": "Tom", "jackson": "Jackson"}
+    usual = lambda word: forms.get(word.lower())  # noqa: E731
+    assert is_title_case("Hug Me.", usual=usual) and is_title_case("Tom Lied.", usual=usual)
+    assert not is_title_case("Tom Jackson.", usual=usual) and not is_title_case("Hug Me.")
 
 
 def test_the_translators_vocabulary_tells_names_from_words(bundled):

@@ -26,6 +26,7 @@ from collections.abc import Callable, Collection
 MIN_LETTERS = 4  # fewer cased letters ("OK.", "USA") may well be an abbreviation
 MIN_TITLE_WORDS = 3  # fewer capitalised words ("Tom Jackson") may well be a name
 _WORD = re.compile(r"[^\W\d_]+")  # a run of letters
+_CONTRACTED = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*")  # "It's", "l'homme" one word
 
 
 def is_all_caps(text: str, ignore: Collection[str] = (), *, short: bool = False) -> bool:
@@ -37,11 +38,22 @@ def is_all_caps(text: str, ignore: Collection[str] = (), *, short: bool = False)
     return bool(words) and enough and all(w.isupper() for w in words)
 
 
-def is_title_case(text: str, ignore: Collection[str] = ()) -> bool:
-    """Whether every word of ``text`` with cased letters is capitalised ("Tengo Un Perro."), at
-    least ``MIN_TITLE_WORDS`` of them; words in ``ignore`` (placeholders) are not looked at."""
-    words = [w for w in _WORD.findall(text) if w not in ignore and w.lower() != w.upper()]
-    return len(words) >= MIN_TITLE_WORDS and all(w[0].isupper() for w in words)
+def is_title_case(
+    text: str,
+    ignore: Collection[str] = (),
+    usual: Callable[[str], str | None] | None = None,
+) -> bool:
+    """Whether every word of ``text`` with cased letters is capitalised ("Tengo Un Perro.",
+    "It's Too Early.": a contraction is one word), at least ``MIN_TITLE_WORDS`` of them, or
+    two of them where ``usual`` (heedful.lexicon's word list) writes a word after the first in
+    lower case ("Hug Me.", "Tom Lied.", not "Tom Jackson."); words in ``ignore``
+    (placeholders) are not looked at."""
+    words = [w for w in _CONTRACTED.findall(text) if w not in ignore and w.lower() != w.upper()]
+    if len(words) < 2 or not all(w[0].isupper() for w in words):
+        return False
+    if len(words) >= MIN_TITLE_WORDS:
+        return True
+    return usual is not None and any((form := usual(w)) and form.islower() for w in words[1:])
 
 
 def uncapitalise(

@@ -222,7 +222,8 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
             sentence, lambda c: _unknown_letter(translator, c) and c not in EQUIVALENTS
         )
         lexicon = translator.lexicon
-        if translator.protect_names and not is_title_case(sentence) and not in_capitals:
+        usual = None if lexicon is None else lexicon.usual_case
+        if translator.protect_names and not is_title_case(sentence, (), usual) and not in_capitals:
             if lexicon is not None:
                 names = lexicon.unseen_names(sentence)
             else:
@@ -238,8 +239,8 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
     placeholders = [] if protected is None else protected.placeholders
     cased = translator.uncapitalise
     caps = cased and is_all_caps(text, placeholders, short=in_capitals)
-    if caps or cased and is_title_case(text, placeholders):
-        usual = None if translator.lexicon is None else translator.lexicon.usual_case
+    usual = None if translator.lexicon is None else translator.lexicon.usual_case
+    if caps or cased and is_title_case(text, placeholders, usual):
         text = uncapitalise(text, translator._rarity, placeholders, usual)
     if translator.lexicon is not None and translator.protect_spans:
         text = translator.lexicon.restore_accents(text)
