@@ -20,11 +20,10 @@ from heedful.protect import (
     find_spans,
     localise_number,
     protect,
-    unreadable_symbols,
 )
 from heedful.tokenizer import Tokenizer
 from heedful.translator import Translator
-from heedful.typography import curl, plain, replaced_quotes
+from heedful.typography import curl, plain, replaced_quotes, unreadable_symbols
 from heedful.unknown_words import Unreadable
 
 URL, EMAIL, PHONE = "https://example.org/docs?id=42", "ana.garcia@example.com", "612345678"

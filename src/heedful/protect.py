@@ -31,9 +31,9 @@ in its translation (heedful.dates).
 
 Hashtags and mentions ("#vacaciones", "@juan") are kept the same way, as are words that mix
 symbols the vocabulary lacks with digits, or with letters on both sides ("£5", "[1]", "x=3";
-``unreadable_symbols``): the bundled models lack "#", "@", "£" and "[", and wrote " ⁇ vacaciones
-with  ⁇ juan", " ⁇ 5" and "la note  ⁇ 3 ⁇ ". An amount keeps its sign and is written the target
-language's way ("£1.250,50" -> "£1,250.50").
+heedful.typography.unreadable_symbols): the bundled models lack "#", "@", "£" and "[", and
+wrote " ⁇ vacaciones with  ⁇ juan", " ⁇ 5" and "la note  ⁇ 3 ⁇ ". An amount keeps its sign and
+is written the target language's way ("£1.250,50" -> "£1,250.50").
 
 The placeholders of software strings (``{name}``, ``{0}``, ``{{count}}``, ``%s``, ``%(count)d``,
 ``%1$s``, ``%{name}``, ``${name}``, Qt's ``%1``) are protected the same way, with a name: the
@@ -44,8 +44,6 @@ place was as often written out in words ("%d deux cents") as copied.
 from __future__ import annotations
 
 import re
-import unicodedata
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from heedful.dates import WEEKDAYS, find_dates, put_date, weekday_pattern, write_date
@@ -125,33 +123,6 @@ def find_spans(text: str) -> list[tuple[int, int]]:
             continue
         spans.append(match.span())
     return spans
-
-
-def unreadable_symbols(text: str, unknown: Callable[[str], bool]) -> list[Span]:
-    """Words that mix symbols the model cannot read (``unknown(c)``) with digits, or with letters
-    on both sides of one: "£5", "[1]", "x=3" for a vocabulary without "£", "[" or "="; the
-    bundled models wrote " ⁇ 5" and "la sexe  ⁇ 1 ⁇ ". Punctuation the model reads around such a
-    word ("(£5).") is not part of it. A word with such symbols only at its edges ("[nota]",
-    "¨Hola¨", quoting marks) is translated, its symbols left to the model. Unknown letters are
-    ``heedful.names.unreadable_letters``'s, and pictographs ("hola😀") and words without a letter
-    or digit the model reads ("😀", "=") are carried past the model (heedful.unknown_words)."""
-    out = []
-    for match in re.finditer(r"\S+", text):
-        start, end = match.span()
-        while start < end and not text[start].isalnum() and not unknown(text[start]):
-            start += 1
-        while end > start and not text[end - 1].isalnum() and not unknown(text[end - 1]):
-            end -= 1
-        word = text[start:end]
-        at = [k for k, c in enumerate(word) if unknown(c) and not c.isalnum()]
-        if not at or any(unicodedata.category(word[k]) == "So" for k in at):
-            continue
-        digits = any(c.isdigit() and not unknown(c) for c in word)
-        inside = any(0 < k < len(word) - 1 and word[k - 1].isalnum() and word[k + 1].isalnum()
-                     for k in at)  # fmt: skip
-        if digits or inside:
-            out.append((start, end))
-    return out
 
 
 def find_placeholders(text: str) -> list[Span]:
@@ -269,7 +240,8 @@ def protect(
     a month's name: heedful.dates); None if it has none. ``source`` and ``target``: the
     languages, for writing numbers and dates. ``extra``: names to protect (heedful.names),
     where they overlap none of the other spans; ``kept``: other spans to copy as they are
-    (``unreadable_symbols``), each in place of the spans it overlaps ("£5", not "5")."""
+    (heedful.typography.unreadable_symbols), each in place of the spans it overlaps ("£5", not
+    "5")."""
     dates = dict(find_dates(text, source)) if target in WEEKDAYS else {}
     found = list(kept) + [s for s in find_spans(text) if not any(_overlap(s, k) for k in kept)]
     spans = [s for s in found if not any(_overlap(s, d) for d in dates)]

@@ -41,10 +41,10 @@ from heedful.explain.alignment_choice import align_pair
 from heedful.explain.alignment_spans import WordLink, copied, in_order
 from heedful.explain.words import STANDALONE, to_words
 from heedful.names import mixed_case, rare_names, titled_names, unreadable_letters
-from heedful.protect import PEOPLE, Protected, find_spans, protect, unreadable_symbols
+from heedful.protect import PEOPLE, Protected, find_spans, protect
 from heedful.segment import Paragraph, titles
 from heedful.textmap import Span
-from heedful.typography import EQUIVALENTS, curl, plain, replaced_quotes
+from heedful.typography import EQUIVALENTS, curl, plain, replaced_quotes, unreadable_symbols
 from heedful.unknown_words import Unreadable, put_back_spans, split_unreadable
 
 

@@ -1,4 +1,5 @@
-"""Typographic characters a vocabulary lacks, given to the model as the plain ones it knows.
+"""Typographic characters and symbols a vocabulary lacks: read as the plain ones it knows, or
+kept from the model.
 
 Tatoeba writes straight quotes and hyphens; text from the web, a word processor or a phone
 writes curly quotes and dashes. The bundled models' vocabularies lack some of them (es -> en:
@@ -8,12 +9,17 @@ said,  ⁇ ola Hola.". Such a character is given to the model as its plain equiv
 '"'), one character for one, so that every offset holds (``heedful.real_input``); where the
 source's curly double quotes were replaced, the translation's straight ones are curled again,
 in pairs (``curl``). A character the vocabulary knows stays as it is: the en -> fr model knows
-« and », and writes them.
+« and », and writes them. A word mixing other symbols it lacks with digits ("£5", "[1]") is
+kept from the model whole (``unreadable_symbols``, for heedful.protect).
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Callable
+
+from heedful.textmap import Span
 
 # each typographic character and the plain one a model may know instead
 EQUIVALENTS = {
@@ -55,3 +61,30 @@ def curl(text: str, quotes: tuple[str, str]) -> str:
         else:
             out.append(c)
     return "".join(out)
+
+
+def unreadable_symbols(text: str, unknown: Callable[[str], bool]) -> list[Span]:
+    """Words that mix symbols the model cannot read (``unknown(c)``) with digits, or with letters
+    on both sides of one: "£5", "[1]", "x=3" for a vocabulary without "£", "[" or "="; the
+    bundled models wrote " ⁇ 5" and "la sexe  ⁇ 1 ⁇ ". Punctuation the model reads around such a
+    word ("(£5).") is not part of it. A word with such symbols only at its edges ("[nota]",
+    "¨Hola¨", quoting marks) is translated, its symbols left to the model. Unknown letters are
+    ``heedful.names.unreadable_letters``'s, and pictographs ("hola😀") and words without a letter
+    or digit the model reads ("😀", "=") are carried past the model (heedful.unknown_words)."""
+    out = []
+    for match in re.finditer(r"\S+", text):
+        start, end = match.span()
+        while start < end and not text[start].isalnum() and not unknown(text[start]):
+            start += 1
+        while end > start and not text[end - 1].isalnum() and not unknown(text[end - 1]):
+            end -= 1
+        word = text[start:end]
+        at = [k for k, c in enumerate(word) if unknown(c) and not c.isalnum()]
+        if not at or any(unicodedata.category(word[k]) == "So" for k in at):
+            continue
+        digits = any(c.isdigit() and not unknown(c) for c in word)
+        inside = any(0 < k < len(word) - 1 and word[k - 1].isalnum() and word[k + 1].isalnum()
+                     for k in at)  # fmt: skip
+        if digits or inside:
+            out.append((start, end))
+    return out
