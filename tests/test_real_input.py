@@ -23,7 +23,7 @@ from heedful.protect import (
 )
 from heedful.tokenizer import Tokenizer
 from heedful.translator import Translator
-from heedful.typography import curl, plain, replaced_quotes, unreadable_symbols
+from heedful.typography import curl, plain, replaced_quotes, unended, unreadable_symbols
 from heedful.unknown_words import Unreadable
 
 URL, EMAIL, PHONE = "https://example.org/docs?id=42", "ana.garcia@example.com", "612345678"
@@ -572,3 +572,28 @@ def test_a_line_without_words_is_kept_as_it_is_not_made_into_a_sentence(bundled)
         assert translator.translate(lines) != lines
     finally:
         translator.protect_spans = True
+
+
+def test_a_heading_or_a_list_item_gets_no_full_stop_its_source_lacks():
+    assert unended("Deux pommes !", "Two apples") == "Deux pommes"
+    assert unended("Contactez-nous ?", "Contact us") == "Contactez-nous"
+    assert unended("Ana.", "  Ana ") == "Ana" and unended("Il est 10:30.", "It is 10:30") == (
+        "Il est 10:30"
+    )
+    assert unended("Hello!", "hola") == "Hello!"  # typed in a hurry: the model's ending stays
+    assert unended("Hello.", "Hola.") == "Hello."  # the source has its own
+    assert unended("Merci. ❤️", "Gracias ❤️") == "Merci. ❤️"  # the source ends in no letter
+    assert unended("¡Hola!", "Hello") == "¡Hola!" and unended("Etc...", "Etc") == "Etc..."
+
+
+def test_list_items_and_labels_come_back_without_a_mark_the_model_added(bundled):
+    """Before: "Two apples" -> "Deux pommes !", "Contact us" -> "Contactez-nous ?"."""
+    translator = bundled["en-fr"]
+    labels = ["Two apples", "Contact us", "Shopping list", "Three pears"]
+    out = translator.translate(labels)
+    assert all(text[-1].isalnum() for text in out), out
+    translator.uncapitalise = False
+    try:
+        assert not all(text[-1].isalnum() for text in translator.translate(labels))
+    finally:
+        translator.uncapitalise = True

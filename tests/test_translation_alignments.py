@@ -116,6 +116,22 @@ def test_all_caps_links_the_words_as_written_to_the_translation_in_capitals(bund
 
 
 @pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("en-fr", "Contact us"),  # the model's "?" left out: "Contactez-nous"
+        ("en-fr", "She said \u201chello\u201d to Kwame"),  # quotes, a name, no final mark
+        ("es-en", "Me voy de #vacaciones con @juan."),
+        ("es-en", "Hola. 3,5."),  # a line without words, kept
+        ("es-en", "- Compra pan.\n- Abre la puerta."),  # list markers
+    ],
+)
+def test_links_index_the_text_after_every_real_input_step(bundled, name, text):
+    (found,) = bundled[name].translate([text], alignments=True)
+    check_indexes(text, found, ["#vacaciones", "@juan"])
+    assert all(link.target_word for link in found.alignment)
+
+
+@pytest.mark.parametrize(
     ("name", "text", "spans"),
     [
         ("en-fr", f"Visit {URL} for details.", [URL]),

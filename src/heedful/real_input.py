@@ -44,7 +44,14 @@ from heedful.names import mixed_case, rare_names, titled_names, unreadable_lette
 from heedful.protect import PEOPLE, Protected, find_spans, protect
 from heedful.segment import Paragraph, titles
 from heedful.textmap import Span
-from heedful.typography import EQUIVALENTS, curl, plain, replaced_quotes, unreadable_symbols
+from heedful.typography import (
+    EQUIVALENTS,
+    curl,
+    plain,
+    replaced_quotes,
+    unended,
+    unreadable_symbols,
+)
 from heedful.unknown_words import Unreadable, put_back_spans, split_unreadable
 
 
@@ -299,6 +306,8 @@ def finish(
     text = cased if protected is None else protected.restore(cased)
     if prepared.quotes is not None:
         text = curl(text, prepared.quotes)
+    if translator.uncapitalise:  # a heading or a list item: "Two apples" -> "Deux pommes"
+        text = unended(text, prepared.sentence)
     return Finished(translation, mended, split, put, spans, cased, text)
 
 

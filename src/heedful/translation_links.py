@@ -114,14 +114,13 @@ def _edits(prepared: Prepared, carried: Unreadable | None, done: Finished) -> Ed
         [TextMap.diff(model_text, prepared.text), TextMap.recased(prepared.text, before_casing),
          unprotected if protected is None else protected.sentence_map(sentence)],
     )  # fmt: skip
-    restored = TextMap.identity()
+    restored, text = TextMap.identity(), done.cased
     if protected is not None:
         text, restored = protected.restore_map(done.cased)
-        restored = restored if text == done.text else TextMap.diff(done.cased, done.text)
-    target = Side(
-        [done.mended, done.put_back, done.cased, done.text],
+    target = Side(  # last: a date written its way, quotes curled, a heading's mark left out
+        [done.mended, done.put_back, done.cased, text, done.text],
         [TextMap.diff(done.mended, done.put_back), TextMap.recased(done.put_back, done.cased),
-         restored],
+         restored, TextMap.identity() if text == done.text else TextMap.diff(text, done.text)],
     )  # fmt: skip
     links = []
     given_as = {}  # a placeholder as the translation holds it -> as the model was given it

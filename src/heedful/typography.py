@@ -11,6 +11,9 @@ source's curly double quotes were replaced, the translation's straight ones are 
 in pairs (``curl``). A character the vocabulary knows stays as it is: the en -> fr model knows
 « and », and writes them. A word mixing other symbols it lacks with digits ("£5", "[1]") is
 kept from the model whole (``unreadable_symbols``, for heedful.protect).
+
+A model trained on sentences ends every translation with a mark; a heading, a list item or a
+label has none, and gets none (``unended``): "Two apples" gave "Deux pommes !".
 """
 
 from __future__ import annotations
@@ -88,3 +91,21 @@ def unreadable_symbols(text: str, unknown: Callable[[str], bool]) -> list[Span]:
         if digits or inside:
             out.append((start, end))
     return out
+
+
+def unended(translation: str, source: str) -> str:
+    """``translation`` without the full stop, exclamation or question mark the model ended it
+    with, where its ``source`` begins with a capital and ends in a letter or digit: a heading, a
+    list item, a label ("Two apples" gave "Deux pommes !", "Contact us" "Contactez-nous ?", "Ana"
+    at a letter's foot "Ana."). A source in lower case (typed in a hurry: "donde esta el bano")
+    keeps the model's ending."""
+    words = source.strip()
+    if not words or not words[-1].isalnum() or not _OPENS_CAPITALISED.match(words):
+        return translation
+    if "¡" in translation or "¿" in translation:  # "¡Hola!": the opening mark's pair stays
+        return translation
+    return _ADDED_END.sub("", translation)
+
+
+_OPENS_CAPITALISED = re.compile(r"""[¿¡«“„"'(\[]*[^\W\d_]*?[A-ZÀ-ÞĀ-Ž]""")
+_ADDED_END = re.compile(r"(?<=[^\W_])\s?[.!?]$")  # "pommes !", "Ana." (not "etc...")
