@@ -25,6 +25,7 @@ from pathlib import Path
 import torch
 
 from heedful.checkpoint import load_model_dir, read_json, save_model_dir
+from heedful.lexicon import Lexicon
 from heedful.training.average import average_model_dirs
 
 CREDIT = {
@@ -186,6 +187,10 @@ def main() -> None:
         extra = {k: meta[k] for k in ("alignment",) if k in meta}  # the guided alignment head
         save_model_dir(args.out, model, tokenizer, data=meta.get("data"), dtype=torch.bfloat16,
                        extra=extra)  # fmt: skip
+        # the training sources' word list (heedful.lexicon): an average of saves has none
+        lexicon = Lexicon.load(path) or Lexicon.load(args.run)
+        if lexicon is not None:
+            lexicon.write(args.out)
         meta = read_json(args.out / "config.json")
         params = sum(p.numel() for p in model.parameters())
         shipped = evaluate(args.out, dev, args.beam, args.limit)  # the bf16 weights as shipped

@@ -125,3 +125,22 @@ def test_cli_errors_speak_plainly(tmp_path, capsys):
     assert "bad.tsv, line 2" in capsys.readouterr().err
     assert main(["train", "--resume", str(tmp_path / "nothing")]) == 1
     assert "nothing to resume" in capsys.readouterr().err
+
+
+def test_a_bundled_model_keeps_the_runs_word_list(trained, tmp_path):
+    """scripts/bundle_model.py: the model directory it writes holds the run's source-words.txt
+    (heedful.lexicon: names never read, usual case, accents), which an average of saves lacks."""
+    import subprocess
+    import sys
+
+    out, _ = trained
+    bundled = tmp_path / "es-en"
+    subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "bundle_model.py"), str(out), str(bundled),
+         "--command", "heedful train ...", "--config", str(SMOKE), "--wall", "seconds",
+         "--limit", "5"],
+        check=True, capture_output=True, text=True,
+    )  # fmt: skip
+    words = (out / "source-words.txt").read_text(encoding="utf-8")
+    assert words and (bundled / "source-words.txt").read_text(encoding="utf-8") == words
+    assert (bundled / "MODEL_CARD.md").is_file()
