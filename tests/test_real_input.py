@@ -549,8 +549,9 @@ def test_curly_quotes_are_read_straight_and_come_back_curled(bundled):
     assert "\u2047" not in out and out.count("\u201c") == out.count("\u201d") == 1, out
     assert "hungry" in out
     translator.protect_spans = False
-    try:
-        assert "\u2047" in translator.translate([text])[0]
+    try:  # the model given "“", which its vocabulary lacks: " ⁇ 's hungry", or no quotes back
+        before = translator.translate([text])[0]
+        assert "\u2047" in before or before.count("\u201c") != 1, before
     finally:
         translator.protect_spans = True
 
