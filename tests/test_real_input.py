@@ -19,6 +19,7 @@ from heedful.protect import (
     SHORT_NUMBERS,
     find_spans,
     localise_number,
+    on_24_hour_clock,
     protect,
 )
 from heedful.tokenizer import Tokenizer
@@ -598,3 +599,27 @@ def test_list_items_and_labels_come_back_without_a_mark_the_model_added(bundled)
         assert not all(text[-1].isalnum() for text in translator.translate(labels))
     finally:
         translator.uncapitalise = True
+
+
+def test_a_time_on_the_12_hour_clock_is_a_span_written_the_24_hour_way_out_of_english():
+    text = "Call me at 10am, at 3 p.m. or at 10:30 PM; not the 3rd, the 1990s, pm 5 or 13pm."
+    assert [text[a:b] for a, b in find_spans(text)] == ["10am", "3 p.m.", "10:30 PM", "5"]
+    assert [on_24_hour_clock(c) for c in ["3pm", "10:30 a.m.", "12am", "12pm", "11:45 PM"]] == [
+        "15", "10:30", "0", "12", "23:45"]  # fmt: skip
+    protected = protect("The meeting is at 3pm.", "en", "fr")
+    assert protected.placeholders == [SHORT_NUMBERS[0]] and protected.spans == ["15"]
+    assert protect("Llego a las 3pm.", "es", "en").spans == ["3pm"]  # English keeps its clock
+
+
+def test_a_12_hour_time_survives_translation_into_french(bundled):
+    """Before: "Call me at 10am tomorrow." -> "Appelle-moi à 100 heures demain."."""
+    translator = bundled["en-fr"]
+    texts = ["Call me at 10am tomorrow.", "The meeting is at 3pm."]
+    out = translator.translate(texts)
+    assert "10 heures" in out[0] and "100" not in out[0] and "15 heures" in out[1], out
+    translator.protect_spans = False
+    try:
+        before = translator.translate(texts)
+        assert "100" in before[0] or "15" not in before[1], before
+    finally:
+        translator.protect_spans = True

@@ -29,7 +29,10 @@ A date written with a month's name ("3 de mayo de 1990", "May 3, 1990") is given
 as a weekday, which it translates, and written the target language's way where the weekday is
 in its translation (heedful.dates).
 
-Hashtags and mentions ("#vacaciones", "@juan") are kept the same way, as are words that mix
+A time on the 12-hour clock ("10am", "3 p.m.") is kept the same way, behind a short number, and
+written on the 24-hour clock where the target language is not English: the bundled en -> fr model
+wrote "100 heures" for "10am" and "11 heures" for "11 p.m."; it now writes "10 heures" and "23
+heures". Hashtags and mentions ("#vacaciones", "@juan") are kept the same way, as are words that mix
 symbols the vocabulary lacks with digits, or with letters on both sides ("£5", "[1]", "x=3";
 heedful.typography.unreadable_symbols): the bundled models lack "#", "@", "£" and "[", and
 wrote " ⁇ vacaciones with  ⁇ juan", " ⁇ 5" and "la note  ⁇ 3 ⁇ ". An amount keeps its sign and
@@ -95,8 +98,12 @@ _SYMBOLS_NUMBER = re.compile(rf"([^\w\s]*?)({_NUMBER})([^\w\s]*)")
 # a hashtag or a mention ("#vacaciones", "@juan", "#42"): a name, copied as it is; the bundled
 # models lack "#" and "@" and wrote " ⁇ vacations", " ⁇ j ⁇ j"
 _TAG = r"[#@][^\W_][\w-]*(?<!-)"
+# a time of day on the 12-hour clock ("10am", "3 p.m.", "10:30 PM"): the bundled en -> fr model
+# wrote "100 heures" for "10am"; a short number stands in, and it is written on the 24-hour clock
+# where the target language is not English ("à 15 heures")
+_CLOCK = r"(?:1[0-2]|0?[1-9])(?::[0-5]\d)?[ \u00a0]?(?:[ap]\.m\.|[AP]\.M\.|[ap]m|[AP]M)(?![\w])"
 _SPAN = re.compile(
-    rf"(?<![\w@/.+-])(?:{_URL}|{_EMAIL}|{_TAG}|{_CODE}|{_NUMBER}{_UNIT}?)(?![\w@/])"
+    rf"(?<![\w@/.+-])(?:{_URL}|{_EMAIL}|{_TAG}|{_CLOCK}|{_CODE}|{_NUMBER}{_UNIT}?)(?![\w@/])"
     rf"|(?:{_PLACEHOLDER})"
 )
 
@@ -262,6 +269,9 @@ def protect(
             pool, original = free[days], write_date(dates[start, end], target)
         elif (start, end) in names:
             pool, original = free[PEOPLE], span
+        elif re.fullmatch(_CLOCK, span):  # "3pm": "12" for the model, "15" in French
+            pool = free[SHORT_NUMBERS] or free[NUMBERS]
+            original = span if target == "en" else on_24_hour_clock(span)
         elif (start, end) in symbols and (amount := _SYMBOLS_NUMBER.fullmatch(span)):  # "£5"
             pool = free[NUMBERS]
             before, digits, after = amount.groups()
@@ -309,6 +319,14 @@ def localise_number(span: str, source: str | None, target: str | None) -> str:
     if whole != match.group(1):  # it was grouped: group it again
         whole = f"{int(whole):,}".replace(",", to_group)
     return whole if match.group(2) is None else f"{whole}{to_mark}{match.group(2)}"
+
+
+def on_24_hour_clock(clock: str) -> str:
+    """A 12-hour time as the 24-hour clock writes it: "3pm" -> "15", "10:30 a.m." -> "10:30",
+    "12am" -> "0"."""
+    hour, minutes = re.match(r"(\d+)(:\d\d)?", clock).groups()
+    hour = int(hour) % 12 + (12 if clock.rstrip(".").lower().endswith(("pm", "p.m")) else 0)
+    return f"{hour}{minutes or ''}"
 
 
 def find_word(word: str, text: str) -> Span | None:
