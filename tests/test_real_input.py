@@ -21,6 +21,7 @@ from heedful.protect import (
     localise_number,
     on_24_hour_clock,
     protect,
+    write_ordinal,
 )
 from heedful.tokenizer import Tokenizer
 from heedful.translator import Translator
@@ -153,10 +154,16 @@ def test_urls_addresses_and_numbers_are_found_without_their_punctuation():
     assert protect("Pesa 2,5 kg.", "es", "en").spans == ["2.5 kg"]
 
 
-def test_codes_of_letters_and_digits_are_kept_but_ordinals_decades_and_hours_are_not():
+def test_codes_of_letters_and_digits_are_kept_but_ordinals_decades_and_hours_are_not_codes():
     text = "Bus 42A, flight IB3456, a PS5, 5km; the 3rd, 1er, 2º, 1990s and 3pm."
     found = [text[a:b] for a, b in find_spans(text)]
-    assert found == ["42A", "IB3456", "PS5", "5km"]
+    # ordinals and hours are spans of their own, written the target way; a decade is no span
+    assert found == ["42A", "IB3456", "PS5", "5km", "3rd", "1er", "2º", "3pm"]
+    assert protect("Bus 42A, the 3rd floor.", "en", "fr").spans == ["42A", "3e"]
+    # after "the" and before no noun, a day of the month: a plain number in French ("le 17")
+    assert protect("See you on the 17th.", "en", "fr").spans == ["17"]
+    assert protect("See you on the 1st.", "en", "fr").spans == ["1er"]
+    assert protect("He finished 2nd in the race.", "en", "fr").spans == ["2e"]
     protected = protect("Mi vuelo IB3456 sale del andén 42A.", "es", "en")
     assert protected.placeholders == [NAMES[0], NUMBERS[0]]  # a letter first: a city
     assert protected.restore(f"My flight {NAMES[0]} leaves from platform {NUMBERS[0]}.") == (
@@ -602,7 +609,7 @@ def test_list_items_and_labels_come_back_without_a_mark_the_model_added(bundled)
 
 
 def test_a_time_on_the_12_hour_clock_is_a_span_written_the_24_hour_way_out_of_english():
-    text = "Call me at 10am, at 3 p.m. or at 10:30 PM; not the 3rd, the 1990s, pm 5 or 13pm."
+    text = "Call me at 10am, at 3 p.m. or at 10:30 PM; not the 1990s, pm 5 or 13pm."
     assert [text[a:b] for a, b in find_spans(text)] == ["10am", "3 p.m.", "10:30 PM", "5"]
     assert [on_24_hour_clock(c) for c in ["3pm", "10:30 a.m.", "12am", "12pm", "11:45 PM"]] == [
         "15", "10:30", "0", "12", "23:45"]  # fmt: skip
@@ -621,5 +628,36 @@ def test_a_12_hour_time_survives_translation_into_french(bundled):
     try:
         before = translator.translate(texts)
         assert "100" in before[0] or "15" not in before[1], before
+    finally:
+        translator.protect_spans = True
+
+
+def test_an_ordinal_is_a_span_written_the_target_languages_way():
+    text = "The 2nd floor, the 21st, 1er étage, 3ème fois, 2º piso, 1.ª vez, 1.er lugar, 1990s, 2x."
+    assert [text[a:b] for a, b in find_spans(text)] == [
+        "2nd", "21st", "1er", "3ème", "2º", "1.ª", "1.er", "2x"]  # fmt: skip
+    written = [write_ordinal(o, t) for o, t in [("2nd", "fr"), ("1st", "fr"), ("1re", "fr"),
+               ("2º", "en"), ("1.ª", "en"), ("11º", "en"), ("22º", "en"), ("1re", "es"),
+               ("3rd", "es"), ("3rd", "de")]]  # fmt: skip
+    assert written == ["2e", "1er", "1re", "2nd", "1st", "11th", "22nd", "1.ª", "3.º", "3rd"]
+    protected = protect("Vivo en el 2º piso.", "es", "en")
+    assert protected.placeholders == [SHORT_NUMBERS[0]] and protected.spans == ["2nd"]
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "ordinal"),
+    [
+        ("en-fr", "The 2nd floor is closed.", "2e"),  # before: "Le 2nd terre est fermé."
+        ("en-fr", "It's the 10th anniversary.", "10e"),  # "C'est le 107 anniversaire."
+        ("es-en", "Vivo en el 5º piso.", "5th"),  # "I live on the 5o floor."
+        ("es-en", "Es el 10º aniversario.", "10th"),  # "It's 10 years anniversary."
+    ],
+)
+def test_an_ordinal_survives_translation_written_the_target_way(bundled, name, text, ordinal):
+    translator = bundled[name]
+    assert re.search(rf"\b{ordinal}\b", translator.translate([text])[0])
+    translator.protect_spans = False
+    try:
+        assert not re.search(rf"\b{ordinal}\b", translator.translate([text])[0])
     finally:
         translator.protect_spans = True

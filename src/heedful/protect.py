@@ -32,7 +32,10 @@ in its translation (heedful.dates).
 A time on the 12-hour clock ("10am", "3 p.m.") is kept the same way, behind a short number, and
 written on the 24-hour clock where the target language is not English: the bundled en -> fr model
 wrote "100 heures" for "10am" and "11 heures" for "11 p.m."; it now writes "10 heures" and "23
-heures". Hashtags and mentions ("#vacaciones", "@juan") are kept the same way, as are words that mix
+heures". So is an ordinal number, written the target language's way ("the 2nd floor" -> "le 2e
+étage", "el 5º piso" -> "the 5th floor"; a day of the month, "on the 17th", as "le 17"): the
+models wrote "le 2nd terre" and "the 5o floor". Hashtags and mentions ("#vacaciones", "@juan") are
+kept the same way, as are words that mix
 symbols the vocabulary lacks with digits, or with letters on both sides ("£5", "[1]", "x=3";
 heedful.typography.unreadable_symbols): the bundled models lack "#", "@", "£" and "[", and
 wrote " ⁇ vacaciones with  ⁇ juan", " ⁇ 5" and "la note  ⁇ 3 ⁇ ". An amount keeps its sign and
@@ -102,9 +105,15 @@ _TAG = r"[#@][^\W_][\w-]*(?<!-)"
 # wrote "100 heures" for "10am"; a short number stands in, and it is written on the 24-hour clock
 # where the target language is not English ("à 15 heures")
 _CLOCK = r"(?:1[0-2]|0?[1-9])(?::[0-5]\d)?[ \u00a0]?(?:[ap]\.m\.|[AP]\.M\.|[ap]m|[AP]M)(?![\w])"
+# an ordinal number ("2nd", "1er", "3ème", "2º", "1.ª"), written the target language's way
+# ("2nd floor" -> "2e étage"): the bundled models wrote "le 2nd terre" and "the 2o floor"
+# after "the", an English ordinal before a noun ("the 2nd floor") is one; else it is a day ("on
+# the 17th.", "the 3rd of", "the 21st, ...")
+_BEFORE_A_NOUN = re.compile(r" (?!of\b|and\b|or\b|at\b|in\b|on\b|to\b)[^\W\d_]")
+_ORDINAL = r"\d{1,4}(?:st|nd|rd|th|\.?er|re|ère|ème|eme|e|nde|nd|\.?º|\.?ª|ero|era)(?![\w])"
 _SPAN = re.compile(
-    rf"(?<![\w@/.+-])(?:{_URL}|{_EMAIL}|{_TAG}|{_CLOCK}|{_CODE}|{_NUMBER}{_UNIT}?)(?![\w@/])"
-    rf"|(?:{_PLACEHOLDER})"
+    rf"(?<![\w@/.+-])(?:{_URL}|{_EMAIL}|{_TAG}|{_CLOCK}|{_ORDINAL}|{_CODE}|{_NUMBER}{_UNIT}?)"
+    rf"(?![\w@/])|(?:{_PLACEHOLDER})"
 )
 
 # (decimal mark, thousands separators read, thousands separator written); Spanish phone numbers
@@ -269,6 +278,14 @@ def protect(
             pool, original = free[days], write_date(dates[start, end], target)
         elif (start, end) in names:
             pool, original = free[PEOPLE], span
+        elif re.fullmatch(_ORDINAL, span):  # "2nd": "12" for the model, "2e" in French
+            pool = free[SHORT_NUMBERS] or free[NUMBERS]
+            day = (  # "on the 17th.", "the 3rd of"; not "the 2nd floor", "finished 2nd in"
+                source == "en"
+                and text[:start].lower().endswith("the ")
+                and not _BEFORE_A_NOUN.match(text, end)
+            )
+            original = write_ordinal(span, target, day=day)
         elif re.fullmatch(_CLOCK, span):  # "3pm": "12" for the model, "15" in French
             pool = free[SHORT_NUMBERS] or free[NUMBERS]
             original = span if target == "en" else on_24_hour_clock(span)
@@ -319,6 +336,29 @@ def localise_number(span: str, source: str | None, target: str | None) -> str:
     if whole != match.group(1):  # it was grouped: group it again
         whole = f"{int(whole):,}".replace(",", to_group)
     return whole if match.group(2) is None else f"{whole}{to_mark}{match.group(2)}"
+
+
+def write_ordinal(ordinal: str, target: str | None, *, day: bool = False) -> str:
+    """An ordinal number written the ``target`` language's way ("2nd" -> "2e" in French, "2º" ->
+    "2nd" in English, "1re" -> "1.ª" in Spanish; feminine where the source's is); as it is for
+    another language. A ``day`` of the month ("on the 17th") is a plain number in French and
+    Spanish ("le 17"), but the first in French ("le 1er")."""
+    number = int(re.match(r"\d+", ordinal).group())
+    if day and target in ("fr", "es") and not (target == "fr" and number == 1):
+        return str(number)
+    feminine = ordinal.endswith(("ª", "a", "re", "ère", "ere", "nde", "era"))
+    if target == "en":
+        last = (
+            "th"
+            if number % 100 in (11, 12, 13)
+            else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+        )
+        return f"{number}{last}"
+    if target == "fr":
+        return f"{number}{('re' if feminine else 'er') if number == 1 else 'e'}"
+    if target == "es":
+        return f"{number}.{'ª' if feminine else 'º'}"
+    return ordinal
 
 
 def on_24_hour_clock(clock: str) -> str:
