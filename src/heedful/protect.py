@@ -34,12 +34,12 @@ written on the 24-hour clock where the target language is not English: the bundl
 wrote "100 heures" for "10am" and "11 heures" for "11 p.m."; it now writes "10 heures" and "23
 heures". So is an ordinal number, written the target language's way ("the 2nd floor" -> "le 2e
 étage", "el 5º piso" -> "the 5th floor"; a day of the month, "on the 17th", as "le 17"): the
-models wrote "le 2nd terre" and "the 5o floor". Hashtags and mentions ("#vacaciones", "@juan") are
-kept the same way, as are words that mix
-symbols the vocabulary lacks with digits, or with letters on both sides ("£5", "[1]", "x=3";
-heedful.typography.unreadable_symbols): the bundled models lack "#", "@", "£" and "[", and
-wrote " ⁇ vacaciones with  ⁇ juan", " ⁇ 5" and "la note  ⁇ 3 ⁇ ". An amount keeps its sign and
-is written the target language's way ("£1.250,50" -> "£1,250.50").
+models wrote "le 2nd terre" and "the 5o floor". Hashtags and mentions ("#vacaciones", "@juan")
+are kept the same way, as are words that mix symbols the vocabulary lacks with digits, or with
+letters on both sides ("£5", "[1]", "x=3"; heedful.typography.unreadable_symbols): the bundled
+models lack "#", "@", "£" and "[", and wrote " ⁇ vacaciones with  ⁇ juan", " ⁇ 5" and "la note
+ ⁇ 3 ⁇ ". An amount keeps its sign and is written the target language's way ("£1.250,50" ->
+"£1,250.50").
 
 The placeholders of software strings (``{name}``, ``{0}``, ``{{count}}``, ``%s``, ``%(count)d``,
 ``%1$s``, ``%{name}``, ``${name}``, Qt's ``%1``) are protected the same way, with a name: the
@@ -348,12 +348,7 @@ def write_ordinal(ordinal: str, target: str | None, *, day: bool = False) -> str
         return str(number)
     feminine = ordinal.endswith(("ª", "a", "re", "ère", "ere", "nde", "era"))
     if target == "en":
-        last = (
-            "th"
-            if number % 100 in (11, 12, 13)
-            else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
-        )
-        return f"{number}{last}"
+        return f"{number}{english_suffix(number)}"
     if target == "fr":
         return f"{number}{('re' if feminine else 'er') if number == 1 else 'e'}"
     if target == "es":
@@ -422,6 +417,12 @@ def _put(match: re.Match, span: str) -> str:
     the number's own ("100th" for 3 -> "3rd", for 14 -> "14th")."""
     suffix = match.groupdict().get("ordinal") or ""
     if suffix and span.isdigit():
-        n = int(span)
-        suffix = "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+        suffix = english_suffix(int(span))
     return span + suffix
+
+
+def english_suffix(number: int) -> str:
+    """An English ordinal's suffix: 1 -> "st", 2 -> "nd", 3 -> "rd"; 11-13 and the rest "th"."""
+    if number % 100 in (11, 12, 13):
+        return "th"
+    return {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")

@@ -216,6 +216,8 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
     cased as usual if it is in capitals or Title Case (``uncapitalise``); a short sentence
     of a paragraph ``in_capitals`` counts as in capitals."""
     source, target = translator.source_language, translator.target_language
+    lexicon = translator.lexicon
+    usual = None if lexicon is None else lexicon.usual_case  # "Lisboa", "tom" -> "Tom"
     protected = None
     # characters the vocabulary lacks: most sentences have none, and skip what looks for them
     unknown = translator.protect_spans and any(_unknown_letter(translator, c) for c in {*sentence})
@@ -225,11 +227,11 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
             sentence,
             lambda c: _unknown_letter(translator, c) and _unknown_letter(translator, c.lower()),
         )
-        symbols = unknown and unreadable_symbols(  # "£5", "[1]"; not a curly quote read straight
-            sentence, lambda c: _unknown_letter(translator, c) and c not in EQUIVALENTS
-        )
-        lexicon = translator.lexicon
-        usual = None if lexicon is None else lexicon.usual_case
+        symbols = []  # "£5", "[1]"; not a curly quote, read straight below
+        if unknown:
+            symbols = unreadable_symbols(
+                sentence, lambda c: _unknown_letter(translator, c) and c not in EQUIVALENTS
+            )
         if translator.protect_names and not is_title_case(sentence, (), usual) and not in_capitals:
             if lexicon is not None:
                 names = lexicon.unseen_names(sentence)
@@ -237,7 +239,7 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
                 names = rare_names(sentence, lambda w: len(translator.tokenizer.encode(w)) - 1)
             titled = titled_names(sentence, titles(source))  # "Sr. Pérez", "Dr. Smith"
             extra = _union(extra + names + titled + mixed_case(sentence))  # "YouTube"
-        protected = protect(sentence, source, target, extra, symbols or [])
+        protected = protect(sentence, source, target, extra, symbols)
     text = sentence if protected is None else protected.text
     quotes = None
     if unknown:  # "“Hola”" as '"Hola"', if the vocabulary lacks “ and ”
@@ -246,11 +248,10 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
     placeholders = [] if protected is None else protected.placeholders
     cased = translator.uncapitalise
     caps = cased and is_all_caps(text, placeholders, short=in_capitals)
-    usual = None if translator.lexicon is None else translator.lexicon.usual_case
     if caps or cased and is_title_case(text, placeholders, usual):
         text = uncapitalise(text, translator._rarity, placeholders, usual)
-    if translator.lexicon is not None and translator.protect_spans:
-        text = translator.lexicon.restore_accents(text)
+    if lexicon is not None and translator.protect_spans:
+        text = lexicon.restore_accents(text)
     return Prepared(sentence, text, protected, caps, quotes)
 
 

@@ -22,6 +22,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 
+from heedful.casing import opens_capitalised
 from heedful.textmap import Span
 
 # each typographic character and the plain one a model may know instead
@@ -68,7 +69,7 @@ def curl(text: str, quotes: tuple[str, str]) -> str:
 
 def unreadable_symbols(text: str, unknown: Callable[[str], bool]) -> list[Span]:
     """Words that mix symbols the model cannot read (``unknown(c)``) with digits, or with letters
-    on both sides of one: "£5", "[1]", "x=3" for a vocabulary without "£", "[" or "="; the
+    on both sides of one: "£5", "[1]", "x=3", "x==y" for a vocabulary without "£", "[" or "="; the
     bundled models wrote " ⁇ 5" and "la sexe  ⁇ 1 ⁇ ". Punctuation the model reads around such a
     word ("(£5).") is not part of it. A word with such symbols only at its edges ("[nota]",
     "¨Hola¨", quoting marks) is translated, its symbols left to the model. Unknown letters are
@@ -86,11 +87,14 @@ def unreadable_symbols(text: str, unknown: Callable[[str], bool]) -> list[Span]:
         if not at or any(unicodedata.category(word[k]) == "So" for k in at):
             continue
         digits = any(c.isdigit() and not unknown(c) for c in word)
-        inside = any(0 < k < len(word) - 1 and word[k - 1].isalnum() and word[k + 1].isalnum()
-                     for k in at)  # fmt: skip
+        inside = any(_has_alnum(word[:k]) and _has_alnum(word[k + 1 :]) for k in at)  # "x==y"
         if digits or inside:
             out.append((start, end))
     return out
+
+
+def _has_alnum(text: str) -> bool:
+    return any(c.isalnum() for c in text)
 
 
 def unended(translation: str, source: str) -> str:
@@ -100,12 +104,11 @@ def unended(translation: str, source: str) -> str:
     at a letter's foot "Ana."). A source in lower case (typed in a hurry: "donde esta el bano")
     keeps the model's ending."""
     words = source.strip()
-    if not words or not words[-1].isalnum() or not _OPENS_CAPITALISED.match(words):
+    if not words or not words[-1].isalnum() or not opens_capitalised(words):
         return translation
     if "¡" in translation or "¿" in translation:  # "¡Hola!": the opening mark's pair stays
         return translation
     return _ADDED_END.sub("", translation)
 
 
-_OPENS_CAPITALISED = re.compile(r"""[¿¡«“„"'(\[]*[^\W\d_]*?[A-ZÀ-ÞĀ-Ž]""")
 _ADDED_END = re.compile(r"(?<=[^\W_])\s?[.!?]$")  # "pommes !", "Ana." (not "etc...")

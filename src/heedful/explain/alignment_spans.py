@@ -240,11 +240,7 @@ def _is_edge(char: str) -> bool:
 
 def copied(text: str) -> list[WordLink]:
     """The links of a text kept as it is (a sentence left untranslated): each word to itself."""
-    out = []
-    for match in _WORD.finditer(text):
-        s = trim(text, match.span())
-        out.append(WordLink(s, s, text[s[0] : s[1]], text[s[0] : s[1]]))
-    return out
+    return in_order(text, text)
 
 
 def in_order(text: str, copy: str) -> list[WordLink]:
