@@ -142,11 +142,7 @@ class AlignmentHead:
             raise RuntimeError("AlignmentHead: no forward pass seen yet")
         x, memory, key_mask = self.inputs
         self.inputs = None
-        a, d = self.attention, self.attention.d_head
-        rows = slice(self.head * d, (self.head + 1) * d)
-        q = nn.functional.linear(x, a.q_proj.weight[rows], a.q_proj.bias[rows]).float()
-        k = nn.functional.linear(memory, a.k_proj.weight[rows], a.k_proj.bias[rows]).float()
-        return HeadScores(q @ k.transpose(1, 2) / math.sqrt(d), key_mask)  # [B, T, S]
+        return self._scores(x, memory, key_mask)
 
     def read_full_context(self, tgt_in: Tensor) -> HeadScores:
         """Garg et al.'s (2019) full-context pass: the decoder's layers up to this head's read
@@ -156,14 +152,22 @@ class AlignmentHead:
         if self.inputs is None:
             raise RuntimeError("AlignmentHead: no forward pass seen yet")
         _, memory, key_mask = self.inputs
+        self.inputs = None
         decoder = self.model.decoder
         target = tgt_in != self.model.config.pad_id
         x = self.model.tgt_embed(tgt_in)
         for below in decoder.layers[: self.layer]:
             x = below(x, memory, key_mask, self_mask=target, causal=False).x
         query = decoder.layers[self.layer].cross_query(x, causal=False, self_mask=target)
-        self.inputs = (query, memory, key_mask)
-        return self.read()
+        return self._scores(query, memory, key_mask)
+
+    def _scores(self, x: Tensor, memory: Tensor, key_mask: Tensor | None) -> HeadScores:
+        """This head's scores for queries from ``x`` [B, T, d_model] over ``memory``."""
+        a, d = self.attention, self.attention.d_head
+        rows = slice(self.head * d, (self.head + 1) * d)
+        q = nn.functional.linear(x, a.q_proj.weight[rows], a.q_proj.bias[rows]).float()
+        k = nn.functional.linear(memory, a.k_proj.weight[rows], a.k_proj.bias[rows]).float()
+        return HeadScores(q @ k.transpose(1, 2) / math.sqrt(d), key_mask)  # [B, T, S]
 
     def remove(self) -> None:
         self.handle.remove()
