@@ -81,10 +81,14 @@ def test_a_cut_inside_a_span_kept_whole_is_undone_and_a_wordless_piece_joins_a_s
         ("es", "Mañana veo al Sr. Pérez en la Av. Libertador. Luego como.", 2),
         ("es", "Hablé con la Dra. García y el Ing. Ruiz, Sr. Pérez.", 1),
         ("fr", "J'ai vu le Dr. Martin hier. Il va bien.", 2),
+        # a person's title opening a line: pysbd cut "Sr. | García llegó tarde."
+        ("es", "Sr. García llegó tarde. Luego se fue.", 2),
+        ("es", "Dra. Gil, venga.", 1),
         # what stays cut: a sentence's end after an abbreviation in lower case, or one alone
         ("es", "Compré pan, leche, etc. Luego me fui.", 2),
         ("es", "Vivo en EE. UU. Me gusta.", 2),
         ("fr", "Bien. Je suis d'accord.", 2),
+        ("es", "Sal. Hace frío.", 2),  # "sal" is in pysbd's abbreviations, but no person's title
         ("en", "I work at Acme Inc. It is great.", 2),  # English keeps pysbd's own cuts
     ],
 )

@@ -41,26 +41,86 @@ def rare_names(text: str, pieces: Callable[[str], int], *, least: int = 3) -> li
     return name_runs(text, words, rare, [not k for k in known], lone_opening=False)
 
 
-def titled_names(text: str, titles: Collection[str]) -> list[Span]:
+def titled_names(text: str, titles: Collection[str], language: str | None = None) -> list[Span]:
     """A title and the capitalised words after it, as one name: "Sr. Pérez", "Dr. Smith",
     "Dra. María López" (``titles``: lowercased, without the full stop; heedful.segment.titles).
     The bundled models garble most titles ("con el Sr. Pérez" -> "with the Sr. I'll return",
-    "with Dr. Smith" -> "avec le verre"); kept from the model, the name comes back as written.
-    Not at the start of the text, where such a word may be a sentence of its own that the
-    segmenter left with the next ("Para. Hace cosquillas.": "para" is a Spanish abbreviation)."""
+    "with Dr. Smith" -> "avec le verre"); kept from the model, the name comes back with its
+    title written the target language's way (``write_title``). A title of ``language``'s
+    ``PERSON_TITLES`` counts anywhere, also without its full stop ("Miss Smith", "Mme Dupont"),
+    and alone where another title and its name follow ("Mr. and Mrs. Brown": "Mr." and "Mrs.
+    Brown"); any other only after the text's first word, where it may be a sentence of its own
+    that the segmenter left with the next ("Para. Hace cosquillas.": "para" is a Spanish
+    abbreviation)."""
     out = []
     opening = first_letter(text)
+    person = PERSON_TITLES.get(language or "", {})
     for title in _TITLE.finditer(text):
-        if title.start() <= opening or not (
-            title.group(1).istitle() and title.group(1).lower() in titles
-        ):
+        word, dot = title.group(1), title.group(2)
+        if not word.istitle():
+            continue
+        if not (_is_person_title(word, dot, person) or (
+            dot and len(word) > 1 and word.lower() in titles and title.start() > opening
+        )):  # fmt: skip
             continue
         end = title.end()
-        while (word := _NAME_WORD.match(text, end)) and word.group(1).istitle():
-            end = word.end()
+        while (name := _NAME_WORD.match(text, end)) and name.group(1).istitle():
+            end = name.end()
         if end > title.end():
             out.append((title.start(), end))
+        elif (couple := _AND_TITLE.match(text, end)) and _is_person_title(
+            couple.group(1), couple.group(2), person
+        ):
+            out.append(title.span())  # "Mr." of "Mr. and Mrs. Brown"
     return out
+
+
+# Titles written before a person's name, in each language, and what each one is: the bundled
+# models read almost none (Tatoeba has "Sr." once), so a title is kept from the model with its
+# name and written again in the target language ("Sr. Pérez" -> "Mr. Pérez", "M. Pérez").
+PERSON_TITLES = {
+    "en": {"mr": "mister", "mrs": "missus", "ms": "ms", "miss": "miss", "dr": "doctor",
+           "prof": "professor"},
+    "es": {"sr": "mister", "sra": "missus", "srta": "miss", "dr": "doctor", "dra": "doctor",
+           "prof": "professor", "profa": "professor"},
+    "fr": {"m": "mister", "mme": "missus", "mlle": "miss", "dr": "doctor", "pr": "professor"},
+}  # fmt: skip
+_WRITTEN_TITLES = {
+    "en": {"mister": "Mr.", "missus": "Mrs.", "ms": "Ms.", "miss": "Miss", "doctor": "Dr.",
+           "professor": "Prof."},
+    "es": {"mister": "Sr.", "missus": "Sra.", "ms": "Sra.", "miss": "Srta.", "doctor": "Dr.",
+           "professor": "Prof."},
+    "fr": {"mister": "M.", "missus": "Mme", "ms": "Mme", "miss": "Mlle", "doctor": "Dr",
+           "professor": "Pr"},
+}  # fmt: skip
+# titles of women: a name placeholder for them is a woman's, for the words that agree with it
+FEMININE_TITLES = {"missus", "ms", "miss"} | {"dra", "profa"}
+
+
+def write_title(name: str, source: str | None, target: str | None) -> str:
+    """``name`` (a span of ``titled_names``, or any name) with its opening title written the
+    ``target`` language's way: "Sr. Pérez" -> "Mr. Pérez" (en), "M. Pérez" (fr); as it is if it
+    opens with no title of ``source``'s, or either language has no titles here."""
+    person, written = PERSON_TITLES.get(source or "", {}), _WRITTEN_TITLES.get(target or "")
+    title = _TITLE.match(name)
+    if not written or not title or not _is_person_title(title.group(1), title.group(2), person):
+        return name
+    return written[person[title.group(1).lower()]] + name[title.end() :]
+
+
+def feminine_title(name: str, source: str | None) -> bool:
+    """Whether ``name`` opens with a title of a woman ("Sra. Ruiz", "Mrs. Smith", "Dra. Gil")."""
+    person = PERSON_TITLES.get(source or "", {})
+    title = _TITLE.match(name)
+    if not title or not _is_person_title(title.group(1), title.group(2), person):
+        return False
+    low = title.group(1).lower()
+    return low in FEMININE_TITLES or person[low] in FEMININE_TITLES
+
+
+def _is_person_title(word: str, dot: str, person: dict[str, str]) -> bool:
+    # "M." needs its full stop ("M" alone is a letter); the others may go without ("Dr Smith")
+    return word.istitle() and word.lower() in person and bool(dot or len(word) > 1)
 
 
 def mixed_case(text: str) -> list[Span]:
@@ -71,7 +131,8 @@ def mixed_case(text: str) -> list[Span]:
 
 
 _MIXED = re.compile(r"(?<![\w'’-])[^\W\d_]*[a-zà-ÿ][A-ZÀ-Þ][^\W\d_]*(?:['’][^\W\d_]+)?(?![\w'’-])")
-_TITLE = re.compile(r"(?<![\w.])([^\W\d_]{2,5})\.")
+_TITLE = re.compile(r"(?<![\w.])([^\W\d_]{1,5})(\.?)(?=[ -]|$)")
+_AND_TITLE = re.compile(r" (?:and|y|et|&) ([^\W\d_]{1,5})(\.?)(?= [^\W\d_])")
 _NAME_WORD = re.compile(r"[ -]([^\W\d_]+(?:'[^\W\d_]+)?)")
 
 

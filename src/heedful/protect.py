@@ -53,6 +53,7 @@ import re
 from dataclasses import dataclass, field
 
 from heedful.dates import WEEKDAYS, find_dates, put_date, weekday_pattern, write_date
+from heedful.names import feminine_title, write_title
 from heedful.textmap import Span, TextMap
 from heedful.unknown_words import Unreadable
 
@@ -65,6 +66,7 @@ SHORT_NUMBERS = ("12", "15", "20", "30", "40", "50")
 # for names (``extra`` spans): Tatoeba's own people, whom the bundled models copy; a city in a
 # person's place was read as a place ("Mi vecina Boston llegó de Lagos" -> "arrived in Boston")
 PEOPLE = ("Tom", "Mary", "John", "Alice", "Ken", "Jane")
+WOMEN = {"Mary", "Alice", "Jane"}
 KEEP = {"1"}  # numbers left to the model
 
 _URL = r"(?:https?://|www\.)[^\s<>\"']+[^\s<>\"'.,;:!?)\]}]"
@@ -276,8 +278,10 @@ def protect(
         span = text[start:end]
         if (start, end) in dates:
             pool, original = free[days], write_date(dates[start, end], target)
-        elif (start, end) in names:
-            pool, original = free[PEOPLE], span
+        elif (start, end) in names:  # "Sra. Ruiz": a woman for her ("Mary"), "Mrs. Ruiz" in English
+            pool, original = free[PEOPLE], write_title(span, source, target)
+            if feminine_title(span, source) and any(p in WOMEN for p in pool):
+                pool.insert(0, pool.pop(next(k for k, p in enumerate(pool) if p in WOMEN)))
         elif re.fullmatch(_ORDINAL, span):  # "2nd": "12" for the model, "2e" in French
             pool = free[SHORT_NUMBERS] or free[NUMBERS]
             day = (  # "on the 17th.", "the 3rd of"; not "the 2nd floor", "finished 2nd in"

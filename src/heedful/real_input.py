@@ -237,7 +237,7 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
                 names = lexicon.unseen_names(sentence)
             else:
                 names = rare_names(sentence, lambda w: len(translator.tokenizer.encode(w)) - 1)
-            titled = titled_names(sentence, titles(source))  # "Sr. Pérez", "Dr. Smith"
+            titled = titled_names(sentence, titles(source), source)  # "Sr. Pérez", "Dr. Smith"
             extra = _union(extra + names + titled + mixed_case(sentence))  # "YouTube"
         protected = protect(sentence, source, target, extra, symbols)
     text = sentence if protected is None else protected.text

@@ -31,6 +31,8 @@ from dataclasses import dataclass
 import pysbd
 from pysbd.languages import LANGUAGE_CODES
 
+from heedful.names import PERSON_TITLES
+
 Span = tuple[int, int]  # [start, end) in a text
 
 
@@ -82,6 +84,7 @@ class SentenceSplitter:
         self._segmenter = pysbd.Segmenter(language=self.language, clean=False, char_span=True)
         # English keeps pysbd's own cuts: its rules are complete, and "Inc." may end a sentence
         self._titles = titles(self.language) if self.language != "en" else frozenset()
+        self._person = PERSON_TITLES.get(self.language, {})  # "Sr." opening a line: "Sr. | Pérez"
 
     def split(self, text: str, keep_whole: Sequence[Span] = ()) -> Paragraph:
         """``text``'s sentences: line by line, each line cut by pysbd, never inside a span of
@@ -92,7 +95,7 @@ class SentenceSplitter:
             at = marker.end() if marker and _has_word(line.group()[marker.end() :]) else 0
             for start, end in self._cut(line.group()[at:]):
                 spans.append((line.start() + at + start, line.start() + at + end))
-        return Paragraph(text, _merged(text, spans, keep_whole, self._titles))
+        return Paragraph(text, _merged(text, spans, keep_whole, self._titles, self._person))
 
     def _cut(self, line: str) -> list[Span]:
         """The line's sentences, stripped of whitespace; none for a blank line. A line with no
@@ -149,11 +152,17 @@ def _strip(line: str, span: Span) -> Span:
 
 
 def _merged(
-    text: str, spans: list[Span], keep_whole: Sequence[Span], title_words: Collection[str]
+    text: str,
+    spans: list[Span],
+    keep_whole: Sequence[Span],
+    title_words: Collection[str],
+    person: Collection[str] = (),
 ) -> list[Span]:
     """Sentences of a line joined where a cut falls inside a span of ``keep_whole``, after one
     of the ``title_words`` written capitalised after another word of its sentence ("con el Sr. |
-    Pérez", not "Bien. | Je suis d'accord."), or where one of the two has no letter or digit."""
+    Pérez", not "Bien. | Je suis d'accord."), after a sentence that is nothing but a title of a
+    ``person`` ("Sr. | Pérez llegó.", not "Para. | Hace cosquillas."), or where one of the two
+    has no letter or digit."""
     out: list[Span] = []
     for start, end in spans:
         if out and "\n" not in text[out[-1][1] : start]:
@@ -161,6 +170,8 @@ def _merged(
             inside = any(a < start and out[-1][1] < b for a, b in keep_whole)
             m = _LAST_ABBREVIATION.search(before)
             title = m is not None and m.group(1).istitle() and m.group(1).lower() in title_words
+            alone = re.fullmatch(r"([^\W\d_]{1,5})\.", before)
+            title |= alone is not None and alone.group(1).istitle() and alone[1].lower() in person
             if inside or title or not _has_word(text[start:end]) or not _has_word(before):
                 out[-1] = (out[-1][0], end)
                 continue
