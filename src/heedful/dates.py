@@ -51,6 +51,7 @@ class Date:
     day: int
     month: int  # 1-12
     year: str | None  # as written
+    weekday: int | None = None  # 0-6 (Monday first), if written with it: "Tuesday, March 4"
 
 
 # English's short month names ("Dec. 25", "Jan 3rd"), read as the month they begin
@@ -79,8 +80,13 @@ _PATTERNS = {
     ],
     "fr": [rf"(?P<day>\d{{1,2}}|1er) (?P<month>{_month_names('fr')})(?: (?P<year>\d{{4}}))?"],
 }
+# the date's weekday before it: "Tuesday, March 4th", "martes 4 de marzo", "mardi 4 mars"
+_WEEKDAY = {lang: rf"(?:(?P<weekday>{'|'.join(days)}),? )?" for lang, days in WEEKDAYS.items()}
 _COMPILED = {
-    lang: [re.compile(rf"(?<![\w/.,:-]){p}(?![\w/-]|[.,:]\d)", re.IGNORECASE) for p in patterns]
+    lang: [
+        re.compile(rf"(?<![\w/.,:-]){_WEEKDAY[lang]}{p}(?![\w/-]|[.,:]\d)", re.IGNORECASE)
+        for p in patterns
+    ]
     for lang, patterns in _PATTERNS.items()
 }
 
@@ -93,19 +99,26 @@ def find_dates(text: str, lang: str | None) -> list[tuple[Span, Date]]:
             day = 1 if m["day"] == "1er" else int(m["day"])
             if not 1 <= day <= 31 or any(a < m.end() and m.start() < b for (a, b), _ in found):
                 continue
-            found.append((m.span(), Date(day, _month(m["month"], lang), m["year"])))
+            weekday = m["weekday"] and [d.lower() for d in WEEKDAYS[lang]].index(
+                m["weekday"].lower()
+            )
+            found.append((m.span(), Date(day, _month(m["month"], lang), m["year"], weekday)))
     return sorted(found, key=lambda pair: pair[0])
 
 
 def write_date(date: Date, lang: str) -> str:
-    """``date`` as ``lang`` writes it (``lang`` one of ``MONTHS``)."""
+    """``date`` as ``lang`` writes it (``lang`` one of ``MONTHS``), with its weekday if it has
+    one: "Tuesday, March 4, 2025", "martes 4 de marzo de 2025", "mardi 4 mars 2025"."""
     month = MONTHS[lang][date.month - 1]
+    weekday = "" if date.weekday is None else WEEKDAYS[lang][date.weekday]
     if lang == "en":
-        return f"{month} {date.day}" + (f", {date.year}" if date.year else "")
+        weekday = weekday and weekday + ", "
+        return f"{weekday}{month} {date.day}" + (f", {date.year}" if date.year else "")
+    weekday = weekday and weekday + " "
     if lang == "es":
-        return f"{date.day} de {month}" + (f" de {date.year}" if date.year else "")
+        return f"{weekday}{date.day} de {month}" + (f" de {date.year}" if date.year else "")
     day = "1er" if date.day == 1 else str(date.day)
-    return f"{day} {month}" + (f" {date.year}" if date.year else "")
+    return f"{weekday}{day} {month}" + (f" {date.year}" if date.year else "")
 
 
 def weekday_pattern(weekday: str, lang: str) -> re.Pattern[str]:

@@ -407,13 +407,21 @@ _TRAILING_UNIT = re.compile(r"(?<=\d)[ \u00a0\u202f]?[^\d\s]+$")  # after the la
 
 def _with_unit(match: re.Match, span: str, translation: str) -> Span:
     """Where a placeholder's ``match`` stands, with the unit after it if its span, a number,
-    ends with that unit too (the model wrote "100km" for "5 km": "5 km", not "5 kmkm")."""
+    ends with that unit too (the model wrote "100km" for "5 km": "5 km", not "5 kmkm"), or the
+    word for hours after a time with its minutes or its "pm" ("à 12 heures" for "at 3:30 PM":
+    "à 15:30", not "à 15:30 heures")."""
     unit = span[_unit_start(span) :].lstrip(" \u00a0\u202f")
     if unit:
         after = re.compile(rf"[ \u00a0\u202f]?{re.escape(unit)}(?![\w/])")
         if tail := after.match(translation, match.end()):
             return match.start(), tail.end()
+    if _TIME.fullmatch(span) and (tail := _HOURS.match(translation, match.end())):
+        return match.start(), tail.end()
     return match.span()
+
+
+_TIME = re.compile(rf"\d{{1,2}}:\d{{2}}|{_CLOCK}")  # "15:30", "3:30 PM", "3pm"
+_HOURS = re.compile(r" (?:heures?|h|horas?|hours?|o'clock)(?!\w)")
 
 
 def _put(match: re.Match, span: str) -> str:
