@@ -705,3 +705,32 @@ def test_an_ordinal_survives_translation_written_the_target_way(
     assert re.search(rf"\b{ordinal}\b", translator.translate([text])[0])
     monkeypatch.setattr(translator, "protect_spans", False)
     assert not re.search(rf"\b{ordinal}\b", translator.translate([text])[0])
+
+
+def test_a_phone_number_is_one_span_copied_as_written():
+    from heedful.protect import find_phone_numbers
+
+    def found(text, language):
+        return [text[a:b] for a, b in find_phone_numbers(text, language)]
+
+    assert found("Call +1 (555) 123-4567 or 555-1234.", "en") == ["+1 (555) 123-4567", "555-1234"]
+    assert found("Llama al 612 345 678 o al +33 6 12 34 56 78.", "es") == [
+        "612 345 678", "+33 6 12 34 56 78"]  # fmt: skip
+    # not phone numbers: ranges, scores, grouped thousands, dates
+    assert found("From 1990-2000, 3-2, 1,234,567 people, 2024-03-12.", "en") == []
+    assert found("Il y a 1 234 567 habitants.", "fr") == []
+    assert found("Appelez le 01 23 45 67 89.", None) == []  # no region: only with "+"
+    protected = protect("My number is +1 (555) 123-4567.", "en", "fr")
+    assert protected.text == f"My number is {NUMBERS[0]}."  # one placeholder, not three
+    assert protected.restore(f"Mon numéro est {NUMBERS[0]}.") == "Mon numéro est +1 (555) 123-4567."
+
+
+def test_a_phone_number_survives_translation_on_the_bundled_models(bundled, monkeypatch):
+    """Before: "Mon numéro de téléphone est le 123-4567 555 +1 mûres d'emprunt 123-4567."."""
+    translator = bundled["en-fr"]
+    text = "My phone number is +1 (555) 123-4567."
+    (out,) = translator.translate([text])
+    assert out.count("+1 (555) 123-4567") == 1 and out.count("555") == 1, out
+    monkeypatch.setattr("heedful.protect.find_phone_numbers", lambda text, language: [])
+    (before,) = translator.translate([text])
+    assert "+1 (555) 123-4567" not in before or before.count("555") > 1, before

@@ -41,6 +41,11 @@ models lack "#", "@", "£" and "[", and wrote " ⁇ vacaciones with  ⁇ juan", 
  ⁇ 3 ⁇ ". An amount keeps its sign and is written the target language's way ("£1.250,50" ->
 "£1,250.50").
 
+A phone number written with brackets, a country code or hyphens ("+1 (555) 123-4567", "01 23 45
+67 89") is found by phonenumbers (Google's libphonenumber, leniency POSSIBLE, the region of the
+source language's main country) and kept whole behind one number, copied as it is: the bundled
+en -> fr model was given "100 (200) 300" and wrote "le 123-4567 555 +1 mûres d'emprunt 123-4567".
+
 The placeholders of software strings (``{name}``, ``{0}``, ``{{count}}``, ``%s``, ``%(count)d``,
 ``%1$s``, ``%{name}``, ``${name}``, Qt's ``%1``) are protected the same way, with a name: the
 bundled models turned them into words ("Hola {name}" -> "Hello ap-handy"), and a number in their
@@ -51,6 +56,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+
+import phonenumbers
 
 from heedful.dates import WEEKDAYS, find_dates, put_date, weekday_pattern, write_date
 from heedful.names import feminine_title, write_title
@@ -141,6 +148,22 @@ def find_spans(text: str) -> list[tuple[int, int]]:
             continue
         spans.append(match.span())
     return spans
+
+
+# the country whose numbering plan a language's phone numbers are read in (without a "+")
+PHONE_REGIONS = {"en": "US", "es": "ES", "fr": "FR", "de": "DE", "it": "IT", "pt": "PT"}
+
+
+def find_phone_numbers(text: str, language: str | None) -> list[Span]:
+    """Where ``text`` holds phone numbers, as phonenumbers finds them (leniency POSSIBLE: "+1
+    (555) 123-4567", "555-1234", "612 345 678"; not "1990-2000", "3-2", "1 234 567"); only
+    international ones ("+33 6 12 34 56 78") for a language without a region here."""
+    if not any(c.isdigit() for c in text):
+        return []
+    region = PHONE_REGIONS.get(language or "")
+    leniency = phonenumbers.Leniency.POSSIBLE
+    found = phonenumbers.PhoneNumberMatcher(text, region, leniency=leniency)
+    return [(m.start, m.end) for m in found]
 
 
 def find_placeholders(text: str) -> list[Span]:
@@ -261,6 +284,8 @@ def protect(
     (heedful.typography.unreadable_symbols), each in place of the spans it overlaps ("£5", not
     "5")."""
     dates = dict(find_dates(text, source)) if target in WEEKDAYS else {}
+    phones = [p for p in find_phone_numbers(text, source) if not any(_overlap(p, k) for k in kept)]
+    kept = list(kept) + phones
     found = list(kept) + [s for s in find_spans(text) if not any(_overlap(s, k) for k in kept)]
     spans = [s for s in found if not any(_overlap(s, d) for d in dates)]
     spans += [e for e in extra if not any(_overlap(e, s) for s in spans + list(dates))]
@@ -293,6 +318,8 @@ def protect(
         elif re.fullmatch(_CLOCK, span):  # "3pm": "12" for the model, "15" in French
             pool = free[SHORT_NUMBERS] or free[NUMBERS]
             original = span if target == "en" else on_24_hour_clock(span)
+        elif (start, end) in phones:  # "+1 (555) 123-4567": as it is
+            pool, original = free[NUMBERS], span
         elif (start, end) in symbols and (amount := _SYMBOLS_NUMBER.fullmatch(span)):  # "£5"
             pool = free[NUMBERS]
             before, digits, after = amount.groups()
