@@ -274,3 +274,41 @@ def test_output_into_a_missing_folder_creates_it(capsys, model_dir, expected, tm
     source = PAIRS[0][1]
     code, _, _ = heedful(capsys, "translate", "--model", model_dir, "--beam", 2, "-o", hyp, source)
     assert code == 0 and hyp.read_text(encoding="utf-8").splitlines() == [expected[source]]
+
+
+def test_translate_and_evaluate_with_workers_answer_as_one_process(capsys, model_dir, tmp_path):
+    """--workers 2 (heedful.pool): every line's translation, links and score as without, in
+    order, from a file and from stdin; evaluate's scores the same."""
+    lines = [es for _, es in PAIRS] * 5 + ["", "hola mundo. un perro."]
+    src = tmp_path / "in.es"
+    src.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    runs = {}
+    for workers in (1, 2):
+        out = tmp_path / f"out-{workers}.jsonl"
+        code, _, _ = heedful(capsys, "translate", "--model", model_dir, "--beam", 2, "-i", src,
+                             "-o", out, "--json", "--alignments", "--workers", workers,
+                             "--batch-size", 2)  # fmt: skip
+        assert code == 0
+        runs[workers] = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [r["source"] for r in runs[2]] == lines
+    for one, two in zip(runs[1], runs[2], strict=True):  # scores: to float rounding
+        assert two.pop("score") == pytest.approx(one.pop("score"), abs=1e-4) and two == one
+    tsv = tmp_path / "dev.tsv"
+    tsv.write_text("".join(f"{en}\t{es}\n" for en, es in PAIRS * 5), encoding="utf-8")
+    scores = []
+    for workers in (1, 2):
+        code, out, _ = heedful(capsys, "evaluate", "--model", model_dir, "--data", tsv, "--beam",
+                               2, "--json", "--workers", workers)  # fmt: skip
+        scores.append({k: v for k, v in json.loads(out).items() if k != "seconds"})
+    assert code == 0 and scores[0] == scores[1] and scores[0]["sentences"] == 20
+
+
+def test_workers_errors(capsys, model_dir, tmp_path):
+    code, _, err = heedful(capsys, "translate", "--model", model_dir, "--workers", 0, "hola")
+    assert code != 0 and "--workers must be at least 1" in err, err
+    code, _, err = heedful(capsys, "evaluate", "--model", model_dir, "--workers", -1)
+    assert code != 0 and "--workers must be at least 1" in err, err
+    from heedful.pool import TranslatorPool
+
+    with pytest.raises(FileNotFoundError, match=str(tmp_path)):  # in a worker, raised here
+        TranslatorPool(tmp_path, 2)

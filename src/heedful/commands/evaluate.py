@@ -21,7 +21,7 @@ from pathlib import Path
 from heedful.bundled import resolve_model
 from heedful.checkpoint import CONFIG_FILE, read_json
 from heedful.commands.shared import add_quiet_argument, progress_bar
-from heedful.commands.translate import add_decoding_arguments, decoding_options
+from heedful.commands.translate import add_decoding_arguments, check_workers, decoding_options
 from heedful.devices import add_device_argument, pick_device
 from heedful.languages import check_language_code
 from heedful.translator import Translator
@@ -47,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
     from heedful.data.readers import read_aligned, read_tsv
 
     options = decoding_options(args)
+    check_workers(args)
     if bool(args.data) == bool(args.src_file or args.ref_file):
         raise ValueError("give either --data FILE.tsv, or --src-file and --ref-file")
     if not args.data and not (args.src_file and args.ref_file):
@@ -57,9 +58,15 @@ def run(args: argparse.Namespace) -> int:
     model_dir = resolve_model(args.model)
     check_direction(args.src, args.tgt, model_dir)
     device = pick_device(args.device)
-    translator = Translator.load(model_dir, quantize=args.quantize, device=device)
+    if args.workers > 1 and device.type != "cpu":
+        raise ValueError("--workers is for the CPU; give --device cpu, or leave out --workers")
+    meta = (
+        read_json(Path(model_dir) / CONFIG_FILE)
+        if (Path(model_dir) / CONFIG_FILE).is_file()
+        else {}
+    )
     if args.data:
-        data = translator.meta.get("data") or {}
+        data = meta.get("data") or {}
         src, tgt = args.src or data.get("src"), args.tgt or data.get("tgt")
         if not src or not tgt:
             raise ValueError("name the languages with --src and --tgt")
@@ -71,19 +78,11 @@ def run(args: argparse.Namespace) -> int:
     if not len(pairs):
         raise ValueError(f"{pairs.origin}: no sentence pairs to evaluate on")
 
-    started = time.perf_counter()
-    with progress_bar(len(pairs), "sent", quiet=args.quiet) as bar:
-        # the encoder runs once per batch: count its rows (a text of several sentences counts
-        # each, so the count stops at the total)
-        def count(module, inputs, output) -> None:
-            bar.update(min(inputs[0].shape[0], bar.total - bar.n))
-
-        hook = translator.model.encoder.register_forward_hook(count)
-        try:
-            hypotheses = translator.translate(pairs.sources, **options)
-        finally:
-            hook.remove()
-    seconds = time.perf_counter() - started
+    if args.workers > 1:
+        hypotheses, seconds = _translate_in_workers(model_dir, pairs.sources, options, args)
+    else:
+        translator = Translator.load(model_dir, quantize=args.quantize, device=device)
+        hypotheses, seconds = _translate(translator, pairs.sources, options, args)
     bleu, chrf = BLEU(), CHRF()
     bleu_score = bleu.corpus_score(hypotheses, [pairs.targets])
     chrf_score = chrf.corpus_score(hypotheses, [pairs.targets])
@@ -103,6 +102,39 @@ def run(args: argparse.Namespace) -> int:
         rate = len(pairs) / seconds if seconds else float("inf")
         print(f"{len(pairs)} sentences in {seconds:.1f} s ({rate:.1f}/s)", file=sys.stderr)
     return 0
+
+
+def _translate(translator, sources, options, args) -> tuple[list[str], float]:
+    """The translations, and the seconds they took, with a progress bar."""
+    started = time.perf_counter()
+    with progress_bar(len(sources), "sent", quiet=args.quiet) as bar:
+        # the encoder runs once per batch: count its rows (a text of several sentences counts
+        # each, so the count stops at the total)
+        def count(module, inputs, output) -> None:
+            bar.update(min(inputs[0].shape[0], bar.total - bar.n))
+
+        hook = translator.model.encoder.register_forward_hook(count)
+        try:
+            hypotheses = translator.translate(sources, **options)
+        finally:
+            hook.remove()
+    return hypotheses, time.perf_counter() - started
+
+
+def _translate_in_workers(model_dir, sources, options, args) -> tuple[list[str], float]:
+    """``_translate`` with ``--workers`` processes (heedful.pool), in chunks for the progress
+    bar; the seconds count from when the workers have loaded the model."""
+    from heedful.pool import TranslatorPool
+
+    size = 8 * args.batch_size * args.workers
+    with TranslatorPool(model_dir, args.workers, quantize=args.quantize) as pool:
+        started = time.perf_counter()
+        hypotheses: list[str] = []
+        with progress_bar(len(sources), "sent", quiet=args.quiet) as bar:
+            for at in range(0, len(sources), size):
+                hypotheses += pool.translate(sources[at : at + size], **options)
+                bar.update(min(size, len(sources) - at))
+        return hypotheses, time.perf_counter() - started
 
 
 def check_direction(src: str | None, tgt: str | None, model_dir: Path) -> None:

@@ -6,6 +6,7 @@ cat news.es | heedful translate --model DIR --beam 5 --json  # one JSON object p
 heedful translate --model DIR --n-best 3 "Hola."             # Moses n-best: i ||| text ||| score
 heedful translate --model DIR --sample --top-p 0.9 "Hola."   # draw 4 translations, keep the best
 heedful translate --model DIR --json --alignments "Hola."    # with word links (ALIGNMENT_HELP)
+heedful translate --model DIR --quantize int8 --workers 2 -i news.es -o news.en  # 2 processes
 
 A text of several sentences is translated sentence by sentence and joined with its own spacing;
 ALL CAPS, URLs, e-mail addresses and long numbers are taken care of (``Translator.translate``).
@@ -80,6 +81,17 @@ def add_decoding_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--quantize", choices=("int8",), help="int8: dynamic quantisation of the linear layers"
     )
+    parser.add_argument(
+        "--workers", type=int, default=1, metavar="N",
+        help="translate in N processes side by side, each with its share of the threads "
+        "(CTranslate2's inter_threads; heedful.pool): faster on many sentences, above all int8 "
+        "(default 1)",
+    )  # fmt: skip
+
+
+def check_workers(args: argparse.Namespace) -> None:
+    if args.workers < 1:
+        raise ValueError(f"--workers must be at least 1, not {args.workers}")
 
 
 def decoding_options(args: argparse.Namespace) -> dict:
@@ -156,11 +168,24 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("give texts or -i FILE, not both")
     if args.input and args.output and Path(args.input).resolve() == Path(args.output).resolve():
         raise ValueError(f"-o {args.output} is the input file: writing would erase it first")
-    translator = Translator.load(resolve_model(args.model), quantize=args.quantize)
+    check_workers(args)
+    if args.format == "html" and (args.n_best > 1 or args.alignments):
+        raise ValueError("--format html gives one translation a text: no --n-best or --alignments")
+    if args.workers > 1:
+        from heedful.pool import TranslatorPool
+
+        pool = TranslatorPool(resolve_model(args.model), args.workers, quantize=args.quantize)
+    else:
+        translator = Translator.load(resolve_model(args.model), quantize=args.quantize)
 
     def translate(lines: list[str]) -> list[list[Translation]]:
-        if args.format == "html":
-            return _translate_html(translator, lines, options, args)
+        html = args.format == "html"
+        if args.workers > 1:
+            return pool.translate_n_best(
+                lines, options=options, alignments=args.alignments, html=html
+            )
+        if html:
+            return _translate_html(translator, lines, options)
         return translator.translate_n_best(lines, options=options, alignments=args.alignments)
 
     out: TextIO = sys.stdout
@@ -174,8 +199,12 @@ def run(args: argparse.Namespace) -> int:
         elif args.input:
             total = sum(1 for _ in _read_lines(args.input))  # checks every line, keeps none
             lines = (line for _, line in _read_lines(args.input))
-            for chunk in _chunks(lines, total, 8 * args.batch_size):
+            for chunk in _chunks(lines, total, 8 * args.batch_size * args.workers):
                 writer.write(chunk, translate(chunk))
+        elif args.workers > 1:  # stdin in chunks, as a file: the workers share each one
+            for chunk in _chunks(stdin_lines(), None, 8 * args.batch_size * args.workers):
+                writer.write(chunk, translate(chunk))
+                out.flush()
         else:  # stdin, line by line: each answer is written as soon as its line arrives
             for line in stdin_lines():
                 writer.write([line], translate([line]))
@@ -183,6 +212,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if out is not sys.stdout:
             out.close()
+        if args.workers > 1:
+            pool.close()
     return 0
 
 
@@ -244,13 +275,11 @@ class Writer:
         return pharaoh(translation.alignment or [], source, translation.text)
 
 
-def _translate_html(translator, lines, options, args) -> list[list[Translation]]:
+def _translate_html(translator, lines, options) -> list[list[Translation]]:
     """--format html: each fragment's best translation (no score, n-best or links: a fragment
     is many texts)."""
     from heedful.markup import translate_html
 
-    if args.n_best > 1 or args.alignments:
-        raise ValueError("--format html gives one translation a text: no --n-best or --alignments")
     return [[Translation(html, 0.0, [])] for html in translate_html(translator, lines, options)]
 
 
@@ -260,8 +289,9 @@ def _read_lines(path: str) -> Iterator[tuple[int, str]]:
     return read_lines(path)
 
 
-def _chunks(lines: Iterable[str], total: int, size: int) -> Iterator[list[str]]:
-    """Chunks of lines read as they are needed, with a progress bar on stderr."""
+def _chunks(lines: Iterable[str], total: int | None, size: int) -> Iterator[list[str]]:
+    """Chunks of lines read as they are needed, with a progress bar on stderr (a count without
+    a ``total``)."""
     from tqdm import tqdm
 
     bar = tqdm(total=total, unit="sent", file=sys.stderr, leave=False)
