@@ -47,6 +47,11 @@ intra_threads=1``, what its documentation shows for throughput on a CPU; they sh
 one thread). Until 6 December 2026 it ran only the first, which flattered heedful: on this
 machine two workers ran the bundled models' inputs 1.05-1.3x faster in float32 and 1.45-4x in
 int8, and its int8 ran the small model's fixed batch 1.4-2.3x faster on one thread than on two.
+heedful runs in the same two configurations since 6 December 2026 (``heedful-workers``: a
+``heedful.pool.TranslatorPool`` of ``THREADS`` processes of one thread each, which share every
+call's inputs by length; ``--workers`` on the command line), and every table takes its faster one
+the same way; the CPU seconds of that configuration count only the process that hands out the
+work, not the workers'.
 Both score |Y|^1 and stop a sentence's beam search once it holds 4 finished hypotheses
 (CTranslate2's rule; heedful's ``early_stopping``). Rows "NAME dev": tokenising is left out of the
 timing, detokenising is in; each engine's BLEU on the dev set shows they translate alike.
@@ -230,14 +235,44 @@ def ct2_engine(directory: Path, int8: bool, workers: int = 1):
 
 
 ENGINES = {"hf": hf_engine, "ct2": ct2_engine, "heedful": heedful_engine}
-# CTranslate2 runs in two configurations on THREADS cores, and the tables take its faster one:
-# "ct2" one worker on every thread (intra_threads), "ct2-workers" one worker per thread, each on
-# one thread (inter_threads): see the docstring.
+# CTranslate2 and heedful run in two configurations on THREADS cores, and the tables take the
+# faster one of each: "ct2" / "heedful" one worker on every thread, "ct2-workers" /
+# "heedful-workers" one worker per thread, each on one thread: see the docstring.
 CT2_CONFIGS = ("ct2", "ct2-workers")
+HEEDFUL_CONFIGS = ("heedful", "heedful-workers")
+CONFIGS = {"ct2": CT2_CONFIGS, "heedful": HEEDFUL_CONFIGS}
 
 
-def ct2_workers(engine: str) -> int:
-    return THREADS if engine == "ct2-workers" else 1
+def workers(engine: str) -> int:
+    """How many workers a configuration runs ("ct2-workers", "heedful-workers": one a thread)."""
+    return THREADS if engine.endswith("-workers") else 1
+
+
+def family(engine: str) -> str:
+    """The engine a configuration belongs to ("ct2-workers" -> "ct2")."""
+    return engine.removesuffix("-workers")
+
+
+def heedful_pool(directory: Path, int8: bool):
+    """``THREADS`` heedful processes of one thread each (heedful.pool)."""
+    from heedful.pool import TranslatorPool
+
+    return TranslatorPool(directory, THREADS, quantize="int8" if int8 else None, threads=1)
+
+
+def heedful_pool_engine(directory: Path, int8: bool):
+    """``heedful_engine`` in ``heedful_pool``: the batch shared by the workers."""
+    pool = heedful_pool(directory, int8)
+    sources = [ids + [EOS] for ids in batch_ids()]
+
+    def run(beam: int) -> list[int]:
+        found = pool.generate_tokens(
+            sources, beam, min_length=NEW_TOKENS, max_length=NEW_TOKENS, batch_size=BATCH,
+            length_penalty=1.0, length_penalty_form="power",
+        )  # fmt: skip
+        return [len(tokens) for tokens in found]
+
+    return run
 
 
 PENALTY = dict(  # CTranslate2's scoring and stopping rule, for heedful on the bundled models
@@ -255,8 +290,11 @@ def bundled_engine(engine: str, directory: Path, int8: bool, workload: str, leve
     if engine == "heedful":
         make = heedful_text if level == "text" else heedful_ids
         return make(directory, int8, sources), references
+    if engine == "heedful-workers":
+        make = heedful_pool_text if level == "text" else heedful_pool_ids
+        return make(directory, int8, sources), references
     make = ct2_text if level == "text" else ct2_ids
-    return make(directory, int8, sources, args.ct2_batch, ct2_workers(engine)), references
+    return make(directory, int8, sources, args.ct2_batch, workers(engine)), references
 
 
 def heedful_ids(directory: Path, int8: bool, sources: list[str]):
@@ -282,6 +320,26 @@ def heedful_text(directory: Path, int8: bool, sources: list[str]):
 
     translator = Translator.load(directory, quantize="int8" if int8 else None)
     return lambda beam: translator.translate(sources, beam, **PENALTY)
+
+
+def heedful_pool_ids(directory: Path, int8: bool, sources: list[str]):
+    """``heedful_ids`` in ``heedful_pool``: ``generate_tokens``, detokenised here."""
+    from heedful.tokenizer import Tokenizer
+
+    tokenizer = Tokenizer.load(directory / "spm.model")
+    ids = tokenizer.encode_batch(sources)
+    pool = heedful_pool(directory, int8)
+
+    def run(beam: int) -> list[str]:
+        return [tokenizer.decode(tokens) for tokens in pool.generate_tokens(ids, beam, **PENALTY)]
+
+    return run
+
+
+def heedful_pool_text(directory: Path, int8: bool, sources: list[str]):
+    """``heedful_text`` in ``heedful_pool``."""
+    pool = heedful_pool(directory, int8)
+    return lambda beam: pool.translate(sources, beam, **PENALTY)
 
 
 def ct2_ids(directory: Path, int8: bool, sources: list[str], ct2_batch: int, workers: int):
@@ -324,13 +382,14 @@ def worker(engine: str, directory: Path, precision: str, workload: str, level: s
     beam 4; prints JSON {search: [inputs per second, CPU seconds of the fastest run(, BLEU where
     the workload has references)]}."""
     if engine not in CT2_CONFIGS:  # CTranslate2 has its own threads (intra_threads)
-        torch.set_num_threads(THREADS)
+        torch.set_num_threads(1 if engine == "heedful-workers" else THREADS)
     warnings.filterwarnings("ignore")
     int8, references = precision == "int8", None
     if is_bundled(directory):
         run, references = bundled_engine(engine, directory, int8, workload, level, args)
     else:
-        run = (ct2_engine(directory, int8, ct2_workers(engine)) if engine in CT2_CONFIGS
+        run = (ct2_engine(directory, int8, workers(engine)) if engine in CT2_CONFIGS
+               else heedful_pool_engine(directory, int8) if engine == "heedful-workers"
                else ENGINES[engine](directory, int8))  # fmt: skip
     found = {}
     for beam in (1, 4):
@@ -390,6 +449,9 @@ def parse_args() -> argparse.Namespace:
     add("--ct2-configs", nargs="+", default=list(CT2_CONFIGS), choices=CT2_CONFIGS,
         help="with engine ct2: CTranslate2's configurations to measure (the tables take the "
         "faster)")  # fmt: skip
+    add("--heedful-configs", nargs="+", default=list(HEEDFUL_CONFIGS), choices=HEEDFUL_CONFIGS,
+        help="with engine heedful: its configurations to measure (the tables take the "
+        "faster)")  # fmt: skip
     add("--worker", nargs=5, metavar=("ENGINE", "DIR", "PRECISION", "WORKLOAD", "LEVEL"),
         help=argparse.SUPPRESS)  # fmt: skip
     return parser.parse_args()
@@ -436,7 +498,8 @@ def measure_rounds(label: str, directory: Path, workload: str, level: str, args)
     turns (their order reversed every other round), so that noise hits them alike."""
     runs: dict[tuple, list[tuple]] = {}  # -> (rate, cpu[, BLEU]) per round
     for round_ in range(args.rounds):
-        engines = [c for e in args.engines for c in (args.ct2_configs if e == "ct2" else [e])]
+        chosen = {"ct2": args.ct2_configs, "heedful": args.heedful_configs}
+        engines = [c for e in args.engines for c in chosen.get(e, [e])]
         engines = engines if round_ % 2 == 0 else engines[::-1]
         if is_bundled(directory):  # a heedful model, which HF cannot load
             engines = [engine for engine in engines if engine != "hf"]
@@ -464,9 +527,9 @@ def print_tables(rows: list[dict]) -> None:
     print(table(rows))
     print()
     print(paired_table(rows))
-    if any(r["engine"] in CT2_CONFIGS for r in rows):
+    if any(r["engine"] in CT2_CONFIGS + HEEDFUL_CONFIGS for r in rows):
         print()
-        print(ct2_table(rows))
+        print(configs_table(rows))
     if any("bleu" in row for row in rows):
         print()
         print(bleu_table(rows))
@@ -484,8 +547,10 @@ def write_json(args, rows: list[dict], load_before) -> None:
         "heedful_native_kernels": native.available(),
         "bundled_batches": {"heedful": {"batch_size": BATCH_SIZE, "batch_tokens": BATCH_TOKENS,
                                         "continuous": True}, "ct2": args.ct2_batch},
-        "ct2_configs": {c: {"inter_threads": ct2_workers(c),
-                            "intra_threads": THREADS // ct2_workers(c)} for c in args.ct2_configs},
+        "ct2_configs": {c: {"inter_threads": workers(c), "intra_threads": THREADS // workers(c)}
+                        for c in args.ct2_configs},
+        "heedful_configs": {c: {"processes": workers(c), "threads": THREADS // workers(c)}
+                            for c in args.heedful_configs},
         "long_tail": {"seed": decode_workloads.SEED, "paragraphs": decode_workloads.PARAGRAPHS,
                       "long": decode_workloads.LONG},
         "limit": args.limit,
@@ -494,16 +559,16 @@ def write_json(args, rows: list[dict], load_before) -> None:
 
 
 def at_best(rows: list[dict]) -> list[dict]:
-    """The rows with CTranslate2's configurations merged into one engine "ct2": per cell its
-    faster configuration's rate (and in each round, the faster one in that round)."""
+    """The rows with each engine's configurations merged into one ("ct2", "heedful"): per cell
+    its faster configuration's rate (and in each round, the faster one in that round)."""
     out, best = [], {}
     for r in rows:
-        if r["engine"] not in CT2_CONFIGS:
+        if r["engine"] not in CT2_CONFIGS + HEEDFUL_CONFIGS:
             out.append(r)
             continue
-        key = (r["size"], r["search"], r["precision"])
+        key = (r["size"], r["search"], r["precision"], family(r["engine"]))
         if key not in best:
-            best[key] = {**r, "engine": "ct2", "config": r["engine"]}
+            best[key] = {**r, "engine": family(r["engine"]), "config": r["engine"]}
             continue
         kept = best[key]
         if r["sentences_per_second"] > kept["sentences_per_second"]:
@@ -513,12 +578,15 @@ def at_best(rows: list[dict]) -> list[dict]:
     return out + list(best.values())
 
 
-def ct2_table(rows: list[dict]) -> str:
-    """CTranslate2's configurations side by side (sentences per second, fastest run)."""
+def configs_table(rows: list[dict]) -> str:
+    """CTranslate2's and heedful's configurations side by side (sentences per second, fastest
+    run)."""
     cell = {(r["size"], r["search"], r["precision"], r["engine"]): r["sentences_per_second"]
-            for r in rows if r["engine"] in CT2_CONFIGS}  # fmt: skip
-    names = {"ct2": f"1 worker x {THREADS} threads", "ct2-workers": f"{THREADS} workers x 1 thread"}
-    configs = [c for c in CT2_CONFIGS if any(k[3] == c for k in cell)]
+            for r in rows if r["engine"] in CT2_CONFIGS + HEEDFUL_CONFIGS}  # fmt: skip
+    one, several = f"1 worker x {THREADS} threads", f"{THREADS} workers x 1 thread"
+    names = {"ct2": f"CT2 {one}", "ct2-workers": f"CT2 {several}",
+             "heedful": f"heedful {one}", "heedful-workers": f"heedful {several}"}  # fmt: skip
+    configs = [c for c in CT2_CONFIGS + HEEDFUL_CONFIGS if any(k[3] == c for k in cell)]
     head = [f"{names[c]} {p}" for p in ("fp32", "int8") for c in configs]
     lines = ["| model | search | " + " | ".join(head) + " |",
              "| --- | --- |" + " ---: |" * len(head)]  # fmt: skip
