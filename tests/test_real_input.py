@@ -613,6 +613,8 @@ def test_a_line_without_words_is_kept_as_it_is_not_made_into_a_sentence(bundled,
     lines = ["123", "3,5", "!!!", "...", "¿?", "(1)", "1.234,50 €", "https://example.org/a"]
     expected = ["123", "3.5", "!!!", "...", "¿?", "(1)", "1,234.50 €", "https://example.org/a"]
     assert translator.translate(lines) == expected
+    # a list item's marker alone ("a)" gave "Come on.")
+    assert translator.translate(["a)", "(b)", "1."]) == ["a)", "(b)", "1."]
     (found,) = translator.translate(["Hola. 3,5."], alignments=True)
     assert found.text.endswith(" 3.5.") and found.text != "Hola. 3,5."
     assert ("3,5", "3.5") in {(k.source_word, k.target_word) for k in found.alignment}

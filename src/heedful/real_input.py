@@ -42,7 +42,7 @@ from heedful.explain.alignment_spans import WordLink, copied, in_order
 from heedful.explain.words import STANDALONE, to_words
 from heedful.names import mixed_case, rare_names, titled_names, unreadable_letters
 from heedful.protect import PEOPLE, Protected, find_spans, protect
-from heedful.segment import Paragraph, titles
+from heedful.segment import Paragraph, is_marker, titles
 from heedful.textmap import Span
 from heedful.typography import (
     EQUIVALENTS,
@@ -257,8 +257,11 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
 
 def _has_words(prepared: Prepared) -> bool:
     """Whether the model's text has a letter outside the placeholders of numbers, URLs and the
-    like (a name's counts: "¡Tom!" is translated): something to translate."""
+    like (a name's counts: "¡Tom!" is translated), and is more than a list item's marker ("a)",
+    which the bundled es -> en model wrote "Come on."): something to translate."""
     text = prepared.text
+    if is_marker(text):
+        return False
     for placeholder in [] if prepared.protected is None else prepared.protected.as_translated():
         if placeholder not in PEOPLE:
             text = text.replace(placeholder, " ")

@@ -127,6 +127,11 @@ _MARKER = re.compile(r"[ \t]*(?:[-*+•‣◦▪>–—]|\(?\d{1,3}[.)]|\(?[a-z]
 _ONE_SENTENCE = re.compile(r"[^.!?…。！？;:]*(?:[.!?…。！？;:][.!?…。！？;:\s]*)?")
 
 
+def is_marker(text: str) -> bool:
+    """Whether ``text`` is nothing but a list item's marker ("a)", "- ", "1.")."""
+    return _MARKER.fullmatch(text.strip() + " ") is not None
+
+
 def _problem(line: str, spans: list[Span]) -> str | None:
     """What is wrong with the segmenter's spans, if anything: they must be in order, not
     overlap, and leave out nothing but whitespace."""
