@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> None:
         method = translator.resolved_alignment()
         print(
             f"{model}: {len(sources)} {args.workload} inputs, beam {args.beam}, method "
-            f"{method.method} layer {method.layer} heads {method.heads}, {method.links}; without "
+            f"{method.describe()}; without "
             f"{min(figures['without_s']):.2f} s, with {min(figures['with_s']):.2f} s (fastest): "
             f"{figures['fastest_cost']:+.1%}; median of the rounds {figures['median_cost']:+.1%}",
             flush=True,

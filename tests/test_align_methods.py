@@ -31,6 +31,7 @@ from heedful.explain.alignment_methods import (
     link,
     method_from_meta,
     read_method,
+    spelling_prior,
     write_method,
 )
 from heedful.explain.erasure import erase_pair, erasure_scores
@@ -142,6 +143,38 @@ def test_grow_diag_final_and_of_both_argmax_directions():
     assert link(torch.zeros(0, 3)) == set()
 
 
+def test_words_spelt_alike():
+    sources = ["The", "Minister", "said", "Canada", "12", ",", "it", "o"]
+    targets = ["Le", "ministre", "a", "dit", "CANADÁ", "12", ",", "It", "o"]
+    prior = spelling_prior(sources, targets)
+    assert prior.shape == (len(targets), len(sources))
+    assert prior[1, 1] == 6 / 8  # "minist" of the longer's 8 letters; case aside
+    assert prior[4, 3] == 1.0  # accents and case aside
+    assert prior[5, 4] == 1.0 and prior[6, 5] == 1.0  # the same number, the same mark
+    assert prior[7, 6] == 1.0  # a short word: only the same one
+    assert prior[8, 7] == 0.0  # a single letter never
+    assert prior[0, 0] == 0.0 and prior[2, 2] == 0.0 and prior.sum() == 6 / 8 + 4
+    assert spelling_prior(["main"], ["maintenant"])[0, 0] == 0.4  # 4 of 10
+    assert spelling_prior(["mains"], ["maison"])[0, 0] == 0.0  # 3 letters in common: none
+
+
+def test_the_spelling_weight_moves_a_link_the_attention_got_wrong():
+    # target word 1 ("ministre") attends to source word 2 a little more than to "Minister"
+    scores = torch.tensor([[0.8, 0.1, 0.1], [0.1, 0.4, 0.5], [0.1, 0.1, 0.8]])
+    prior = spelling_prior(["the", "Minister", "spoke"], ["le", "ministre", "parla"])
+    assert link(scores) == {(0, 0), (2, 1), (2, 2)}
+    assert link(scores, prior=prior) == link(scores)  # a weight of 0: the model alone
+    # row 1 gains 1.0 x 0.5 x 0.75 on "Minister": 0.775 against 0.5
+    assert link(scores, prior=prior, spelling=1.0) == {(0, 0), (1, 1), (2, 2)}
+    method = AlignmentMethod("shift", 1, (0,), links="intersection", spelling=2.0)
+    assert AlignmentMethod.from_record(method.record()) == method
+    assert "spelt alike (weight 2)" in method.describe()
+    assert method.resolve(3, 4).spelling == 2.0
+    assert method_from_meta({"alignment": {"method": "shift"}}).spelling == 0.0
+    with pytest.raises(ValueError, match="spelling weight must be 0 or more"):
+        AlignmentMethod(spelling=-1.0)
+
+
 def test_aer_of_a_hand_made_one_based_gold(tmp_path):
     path = tmp_path / "dev.gold"
     path.write_text("1-1 2-3 3p2 3?3\n\n", encoding="utf-8")
@@ -206,7 +239,7 @@ def test_the_record_round_trips_through_the_model_directory(model_dir, tmp_path)
     meta = json.loads((directory / "config.json").read_text())
     assert meta["alignment"] == {"method": "shift", "layer": 1, "heads": [0, 2],
                                  "normalize": "source", "links": "grow-diag-final-and",
-                                 "chosen_on": "dev.gold", "aer": 0.25}  # fmt: skip
+                                 "spelling": 0.0, "chosen_on": "dev.gold", "aer": 0.25}  # fmt: skip
     assert meta["model"] == json.loads((model_dir / "config.json").read_text())["model"]
     Translator.load(directory)  # still a model directory
 
@@ -303,6 +336,23 @@ def test_choose_finds_the_one_head_and_reading_that_matches_the_gold():
         choose([full], gold, "hand-made")
 
 
+def test_choose_weighs_the_words_spelling_where_it_helps():
+    """Words spelt alike on both sides; every head attends one word off: the model alone gets
+    no link right, and with the spelling the choice gets every link."""
+    words = ["▁animal", "▁control", "▁nation", "▁public", "▁minister", "▁central"]
+    pieces = [*words, "</s>"]
+    n = len(words)
+    torch.manual_seed(0)
+    off = torch.eye(n + 1)[[n, *[(j + 1) % n for j in range(n)]]]  # row j + 1 reads word j
+    cross = (off + 0.05 * torch.rand(2, 3, n + 1, n + 1)).softmax(-1)
+    pair = Pair(Attended("", "", pieces, pieces, None, None, cross))
+    truth = {(j, j) for j in range(n)}
+    gold = [Gold(truth, set(truth))]
+    best, tried = choose([pair], gold, "hand-made", methods=("shift",))
+    assert best.spelling > 0 and best.aer == 0.0 and links_of(pair, best) == truth
+    assert min(c.aer for c in tried if not c.spelling) > 0.5
+
+
 # --- the command ----------------------------------------------------------------------------
 
 SOURCES = [SOURCE, "El perro come.", "Tom duerme."]
@@ -384,6 +434,12 @@ def test_align_erase_and_refusals(model_dir, files, capsys):
     assert "the model has heads 1..4" in capsys.readouterr().err
     assert main([*args, "--choose"]) == 1
     assert "--choose needs --gold" in capsys.readouterr().err
+    assert main([*args, "--spelling", "-1"]) == 1
+    assert "--spelling must be 0 or more" in capsys.readouterr().err
+    assert main([*args, "--spelling", "2"]) == 0  # the pairs' words spelt alike: "Tom" - "Tom"
+    spelt = AlignmentMethod(links="argmax", spelling=2.0).resolve(2, 4)
+    expected = [links_of(Pair(a), spelt) for a in forced]
+    assert capsys.readouterr().out.splitlines() == [format_links(e) for e in expected]
 
 
 def test_align_help_documents_the_gold_format(capsys):

@@ -7,12 +7,12 @@ heedful align --model DIR --source dev.src --target dev.tgt --gold dev.gold --ch
 
 By default the method the model directory records (config.json, "alignment"), else the default:
 cross-attention of the layer before last, averaged over its heads, at the step predicting each
-target token (Garg et al., 2019). ``--method``, ``--layer``, ``--heads``, ``--normalize`` and
-``--links`` change one part of it (heedful.explain.alignment_methods). With ``--gold`` the
-alignment error rate is reported on stderr, for every layer of an attention method, and the layer
-with the lowest is used unless ``--layer`` is given. ``--choose`` tries every method on the gold
-set, prints each one's AER and records the best in the model directory: choose on development
-data only.
+target token (Garg et al., 2019). ``--method``, ``--layer``, ``--heads``, ``--normalize``,
+``--links`` and ``--spelling`` change one part of it (heedful.explain.alignment_methods). With
+``--gold`` the alignment error rate is reported on stderr, for every layer of an attention method,
+and the layer with the lowest is used unless ``--layer`` is given. ``--choose`` tries every
+method on the gold set, prints each one's AER and records the best in the model directory:
+choose on development data only.
 
 Words are the whitespace-separated words of the texts, counted from 0. Output: one line per
 pair; when the command translates (no --target), it translates as ``heedful translate
@@ -75,6 +75,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="one per target word, or both directions: the links they agree on, or grown",
     )
     parser.add_argument(
+        "--spelling", type=float, metavar="W",
+        help="weight of how alike two words are spelt, added to the model's scores (0: none; "
+        "then no longer the model alone)",
+    )  # fmt: skip
+    parser.add_argument(
         "--beam", type=int, default=4, metavar="K", help="beam size (default 4); 1 is greedy"
     )
 
@@ -99,8 +104,13 @@ def run(args: argparse.Namespace) -> int:
             )
     if args.choose and not args.gold:
         raise ValueError("--choose needs --gold (and --source, --target): it chooses on gold links")
-    if args.choose and (args.layer, args.heads, args.normalize, args.links) != (None,) * 4:
-        raise ValueError("--choose chooses the layer, heads, normalization and links itself")
+    if args.spelling is not None and args.spelling < 0:
+        raise ValueError(f"--spelling must be 0 or more, not {args.spelling}")
+    given = (args.layer, args.heads, args.normalize, args.links, args.spelling)
+    if args.choose and given != (None,) * 5:
+        raise ValueError(
+            "--choose chooses the layer, heads, normalization, links and spelling weight itself"
+        )
     gold = None
     if args.gold:
         if targets is None:
@@ -159,7 +169,7 @@ def _method(recorded, args, config):
 
     method = recorded
     if args.method is not None and args.method != method.method:
-        keep = {"links": method.links}
+        keep = {"links": method.links, "spelling": method.spelling}
         if "erase" not in (args.method, method.method):
             keep |= {"layer": method.layer, "heads": method.heads, "normalize": method.normalize}
         method = AlignmentMethod(args.method, **keep)
@@ -172,6 +182,8 @@ def _method(recorded, args, config):
         changes["normalize"] = args.normalize
     if args.links is not None:
         changes["links"] = args.links
+    if args.spelling is not None:
+        changes["spelling"] = args.spelling
     if changes:
         method = replace(method, chosen_on=None, aer=None, **changes)
     return method.resolve(config.n_decoder_layers, config.n_heads)

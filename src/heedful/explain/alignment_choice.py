@@ -3,8 +3,10 @@
 ``choose`` tries every method (``heedful.explain.alignment_methods``) on a gold set: for the
 attention methods each decoder layer, both normalizations and both ways of linking, with heads
 chosen by greedy forward selection (start from none, add the head that lowers the AER most, stop
-when none does; every head together is a candidate too). The lowest AER wins; on a tie the
-candidate tried first (simpler: fewer heads, plain normalization, argmax) wins. Choose on a
+when none does; every head together is a candidate too); each candidate also with the words'
+spelling at the weights ``SPELLING`` (``spelling_prior``; the model's heads are chosen without).
+The lowest AER wins; on a tie the candidate tried first (simpler: fewer heads, plain
+normalization, argmax, no spelling) wins. Choose on a
 development gold set only, never on the set you report.
 """
 
@@ -27,8 +29,14 @@ from heedful.explain.alignment_methods import (
     attention_scores,
     head_scores,
     link,
+    piece_words,
+    source_words,
+    spelling_prior,
+    target_words,
     word_head_scores,
 )
+
+SPELLING = (1.0, 2.0, 4.0)  # the weights of the words' spelling that ``choose`` tries besides 0
 
 
 @dataclass
@@ -66,7 +74,16 @@ def scores_of(pair: Pair, method: AlignmentMethod) -> Tensor:
 
 
 def links_of(pair: Pair, method: AlignmentMethod) -> set[Link]:
-    return link(scores_of(pair, method), method.normalize, method.links)
+    prior = prior_of(pair.attended.source_pieces, pair.attended.target_pieces) if (
+        method.spelling
+    ) else None  # fmt: skip
+    return link(scores_of(pair, method), method.normalize, method.links, prior, method.spelling)
+
+
+def prior_of(source_pieces: list[str], target_pieces: list[str]) -> Tensor:
+    """``spelling_prior`` of a pair's words, from its pieces."""
+    sources = piece_words(source_pieces, source_words(source_pieces))
+    return spelling_prior(sources, piece_words(target_pieces, target_words(target_pieces)))
 
 
 def align_pair(translator, attended: Attended, method: AlignmentMethod) -> set[Link]:
@@ -109,7 +126,7 @@ def align_ids(
         pieces = [(source_pieces(src), tokenizer.pieces(tgt)) for src, tgt in pairs]
     if method.method == "erase":
         return [
-            _link_apart(erasure_scores(model, src, tgt, *both), method, kept)
+            _link_apart(erasure_scores(model, src, tgt, *both), method, kept, both)
             for (src, tgt), both, kept in zip(pairs, pieces, apart, strict=True)
         ]
     weights = list(weights) if weights is not None else [None] * len(pairs)
@@ -127,18 +144,22 @@ def align_ids(
     out = []
     for mean, both, kept in zip(weights, pieces, apart, strict=True):
         scores = word_head_scores(mean.unsqueeze(0), *both, method.method)
-        out.append(_link_apart(scores[0], method, kept))
+        out.append(_link_apart(scores[0], method, kept, both))
     return out
 
 
-def _link_apart(scores: Tensor, method: AlignmentMethod, apart) -> set[Link]:
-    """``link`` of the [target words, source words] scores without the words ``apart``."""
+def _link_apart(scores: Tensor, method: AlignmentMethod, apart, pieces) -> set[Link]:
+    """``link`` of the [target words, source words] scores without the words ``apart`` (the
+    pair's ``pieces`` spell its words, for a method that reads their spelling)."""
+    prior = prior_of(*pieces) if method.spelling else None
     sources, targets = set(apart[0]), set(apart[1])
     if not sources and not targets:
-        return link(scores, method.normalize, method.links)
+        return link(scores, method.normalize, method.links, prior, method.spelling)
     rows = [j for j in range(scores.shape[0]) if j not in targets]
     columns = [i for i in range(scores.shape[1]) if i not in sources]
-    found = link(scores[rows][:, columns], method.normalize, method.links)
+    if prior is not None:
+        prior = prior[rows][:, columns]
+    found = link(scores[rows][:, columns], method.normalize, method.links, prior, method.spelling)
     return {(columns[i], rows[j]) for i, j in found}
 
 
@@ -147,12 +168,24 @@ def evaluate(pairs: Sequence[Pair], gold: Sequence[Gold], method: AlignmentMetho
     return aer([links_of(p, method) for p in pairs], gold)
 
 
+def _heads_aer(
+    per_head: list[Tensor], heads: Iterable[int], gold: Sequence[Gold], normalize: str, links: str,
+    priors: Sequence[Tensor | None] | None = None, spelling: float = 0.0,
+) -> float:  # fmt: skip
+    """The AER of the mean of some heads' scores (``per_head``: [H, Tw, Sw] of each pair)."""
+    heads, priors = list(heads), priors or [None] * len(per_head)
+    found = [
+        link(h[heads].mean(0), normalize, links, prior, spelling)
+        for h, prior in zip(per_head, priors, strict=True)
+    ]
+    return aer(found, gold)
+
+
 def _greedy_heads(per_head: list[Tensor], gold: Sequence[Gold], normalize: str, links: str):
     """Greedy forward selection of heads: (AER, heads) of each step's best, and of all heads."""
 
     def score(heads: Iterable[int]) -> float:
-        heads = list(heads)
-        return aer([link(h[heads].mean(0), normalize, links) for h in per_head], gold)
+        return _heads_aer(per_head, heads, gold, normalize, links)
 
     n_heads = per_head[0].shape[0]
     chosen: list[int] = []
@@ -176,23 +209,32 @@ def candidates(
     if len(pairs) != len(gold):
         raise ValueError(f"{len(pairs)} sentence pairs but {len(gold)} gold lines")
     found = []
+    priors = [prior_of(p.attended.source_pieces, p.attended.target_pieces) for p in pairs]
     if any(m in ATTENTION_METHODS for m in methods):
         n_layers = pairs[0].attended.cross.shape[0]
     for method in [m for m in methods if m in ATTENTION_METHODS]:
         for layer in range(n_layers):
             per_head = [head_scores(p.attended, method, layer) for p in pairs]  # [H, Tw, Sw] each
+            n_heads = per_head[0].shape[0]
             for normalize in NORMALIZATIONS:
                 for links in LINKINGS:
                     greedy, everyone = _greedy_heads(per_head, gold, normalize, links)
-                    every_head = len(greedy[1]) == per_head[0].shape[0]  # then only once
+                    every_head = len(greedy[1]) == n_heads  # then only once
                     for value, heads in (everyone,) if every_head else (everyone, greedy):
                         found.append(
                             AlignmentMethod(method, layer, heads, normalize, links, aer=value)
                         )
+                        chosen = range(n_heads) if heads is None else heads
+                        for weight in SPELLING:
+                            value = _heads_aer(
+                                per_head, chosen, gold, normalize, links, priors, weight
+                            )
+                            found.append(replace(found[-1], spelling=weight, aer=value))
     if "erase" in methods:
         for links in LINKINGS:
-            method = AlignmentMethod("erase", links=links)
-            found.append(replace(method, aer=evaluate(pairs, gold, method)))
+            for weight in (0.0, *SPELLING):
+                method = AlignmentMethod("erase", links=links, spelling=weight)
+                found.append(replace(method, aer=evaluate(pairs, gold, method)))
     return found
 
 
