@@ -35,6 +35,7 @@ import torch
 from heedful.decoding import DecodingOptions
 from heedful.translator import Translation, Translator
 
+STARTING_S = 600  # how long the workers may take to load the model and answer
 _translator: Translator | None = None  # a worker's own
 _failure: Exception | None = None  # why a worker's model did not load
 
@@ -65,8 +66,12 @@ class TranslatorPool:
         # every worker loads the model now: one that does not load fails here, not at the first
         # texts; and the pool's first call is timed like its others
         started: set[int] = set()
+        deadline = time.monotonic() + STARTING_S
         while len(started) < workers:
             started |= {f.result() for f in [self._executor.submit(_ready) for _ in range(workers)]}
+            if len(started) < workers and time.monotonic() > deadline:
+                self.close()
+                raise RuntimeError(f"{len(started)} of {workers} workers started in {STARTING_S} s")
 
     def translate(self, texts: list[str], beam_size: int | None = None, **keywords) -> list[str]:
         """``Translator.translate``'s texts (no ``alignments``: ``translate_n_best`` has them)."""

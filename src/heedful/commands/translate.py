@@ -84,8 +84,8 @@ def add_decoding_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--workers", type=int, default=1, metavar="N",
         help="translate in N processes side by side, each with its share of the threads "
-        "(CTranslate2's inter_threads; heedful.pool): faster on many sentences, above all int8 "
-        "(default 1)",
+        "(CTranslate2's inter_threads; heedful.pool): faster on many sentences, above all int8; "
+        "stdin is then read in chunks, not line by line (default 1)",
     )  # fmt: skip
 
 
