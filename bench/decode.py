@@ -147,6 +147,13 @@ def quantize(model):
         return torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
 
 
+# heedful's options for the fixed batch: exactly NEW_TOKENS new tokens, one batch, |Y|^1
+FIXED = dict(
+    min_length=NEW_TOKENS, max_length=NEW_TOKENS, batch_size=BATCH, length_penalty=1.0,
+    length_penalty_form="power",
+)  # fmt: skip
+
+
 def heedful_engine(directory: Path, int8: bool):
     from heedful.translator import Translator
 
@@ -154,11 +161,7 @@ def heedful_engine(directory: Path, int8: bool):
     sources = [ids + [EOS] for ids in batch_ids()]
 
     def run(beam: int) -> list[int]:
-        found = translator.generate(
-            sources, beam, min_length=NEW_TOKENS, max_length=NEW_TOKENS, batch_size=BATCH,
-            length_penalty=1.0, length_penalty_form="power",
-        )  # fmt: skip
-        return [len(h[0].tokens) for h in found]
+        return [len(h[0].tokens) for h in translator.generate(sources, beam, **FIXED)]
 
     return run
 
@@ -266,11 +269,7 @@ def heedful_pool_engine(directory: Path, int8: bool):
     sources = [ids + [EOS] for ids in batch_ids()]
 
     def run(beam: int) -> list[int]:
-        found = pool.generate_tokens(
-            sources, beam, min_length=NEW_TOKENS, max_length=NEW_TOKENS, batch_size=BATCH,
-            length_penalty=1.0, length_penalty_form="power",
-        )  # fmt: skip
-        return [len(tokens) for tokens in found]
+        return [len(tokens) for tokens in pool.generate_tokens(sources, beam, **FIXED)]
 
     return run
 
