@@ -154,8 +154,8 @@ def test_urls_addresses_and_numbers_are_found_without_their_punctuation():
 def test_codes_of_letters_and_digits_are_kept_but_ordinals_decades_and_hours_are_not_codes():
     text = "Bus 42A, flight IB3456, a PS5, 5km; the 3rd, 1er, 2º, 1990s and 3pm."
     found = [text[a:b] for a, b in find_spans(text)]
-    # ordinals and hours are spans of their own, written the target way; a decade is no span
-    assert found == ["42A", "IB3456", "PS5", "5km", "3rd", "1er", "2º", "3pm"]
+    # ordinals, hours and a decade's number are spans of their own, written the target way
+    assert found == ["42A", "IB3456", "PS5", "5km", "3rd", "1er", "2º", "1990", "3pm"]
     assert protect("Bus 42A, the 3rd floor.", "en", "fr").spans == ["42A", "3e"]
     # after "the" and before no noun, a day of the month: a plain number in French ("le 17")
     assert protect("See you on the 17th.", "en", "fr").spans == ["17"]
@@ -648,7 +648,7 @@ def test_list_items_and_labels_come_back_without_a_mark_the_model_added(bundled,
 
 def test_a_time_on_the_12_hour_clock_is_a_span_written_the_24_hour_way_out_of_english():
     text = "Call me at 10am, at 3 p.m. or at 10:30 PM; not the 1990s, pm 5 or 13pm."
-    assert [text[a:b] for a, b in find_spans(text)] == ["10am", "3 p.m.", "10:30 PM", "5"]
+    assert [text[a:b] for a, b in find_spans(text)] == ["10am", "3 p.m.", "10:30 PM", "1990", "5"]
     assert [on_24_hour_clock(c) for c in ["3pm", "10:30 a.m.", "12am", "12pm", "11:45 PM"]] == [
         "15", "10:30", "0", "12", "23:45"]  # fmt: skip
     protected = protect("The meeting is at 3pm.", "en", "fr")
@@ -682,7 +682,7 @@ def test_a_12_hour_time_survives_translation_into_french(bundled, monkeypatch):
 def test_an_ordinal_is_a_span_written_the_target_languages_way():
     text = "The 2nd floor, the 21st, 1er étage, 3ème fois, 2º piso, 1.ª vez, 1.er lugar, 1990s, 2x."
     assert [text[a:b] for a, b in find_spans(text)] == [
-        "2nd", "21st", "1er", "3ème", "2º", "1.ª", "1.er", "2x"]  # fmt: skip
+        "2nd", "21st", "1er", "3ème", "2º", "1.ª", "1.er", "1990", "2x"]  # fmt: skip
     written = [write_ordinal(o, t) for o, t in [("2nd", "fr"), ("1st", "fr"), ("1re", "fr"),
                ("2º", "en"), ("1.ª", "en"), ("11º", "en"), ("22º", "en"), ("1re", "es"),
                ("3rd", "es"), ("3rd", "de")]]  # fmt: skip
@@ -736,3 +736,40 @@ def test_a_phone_number_survives_translation_on_the_bundled_models(bundled, monk
     monkeypatch.setattr("heedful.protect.find_phone_numbers", lambda text, language: [])
     (before,) = translator.translate([text])
     assert "+1 (555) 123-4567" not in before or before.count("555") > 1, before
+
+
+def test_a_decade_and_etc_are_spans_written_the_target_way():
+    text = "In the 1990s and the '80s, etc. Not 1990 or 2nds."
+    assert [text[a:b] for a, b in find_spans(text)] == ["1990", "'80", "etc", "1990", "2nds"]
+    protected = protect("Music from the 1960s and the 80s, etc.", "en", "fr")
+    assert protected.spans == ["années 1960", "années 80", "etc"]
+    first, second, etc = protected.placeholders
+    assert protected.text == f"Music from the {first}s and the {second}s, {etc}."
+    # the model's singular article made plural, and the "ans" it added gone
+    translation = f"La musique du {first} et des {second} ans, {etc}."
+    assert protected.restore(translation) == "La musique des années 1960 et des années 80, etc."
+    # no decade word in German, and German writes "usw.": left to the model, as before
+    assert protect("The 1990s, etc.", "en", "de").placeholders == []
+
+
+def test_a_number_with_its_unit_takes_in_the_hours_the_model_wrote_after_it():
+    protected = protect("It is 25°C outside.", "en", "fr")
+    (number,) = protected.placeholders
+    assert protected.restore(f"Il est {number} heures dehors.") == "Il est 25°C dehors."
+    assert protect("I ran 5 km.", "en", "fr").restore(f"J'ai couru {NUMBERS[0]} km.") == (
+        "J'ai couru 5 km."
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "kept", "not_in"),
+    [
+        ("He was born in the 1990s.", "dans les années 1990", "1990s"),  # "dans les 1990"
+        ("I love music from the 1960s.", "des années 1960", "du années"),
+        ("We need eggs, milk, etc.", "etc.", "bien sûr"),  # "du lait, bien sûr"
+        ("It is 25°C outside.", "25°C dehors", "heures"),  # "Il est 25°C heures dehors"
+    ],
+)
+def test_decades_etc_and_units_through_the_bundled_en_fr_model(bundled, text, kept, not_in):
+    (out,) = bundled["en-fr"].translate([text])
+    assert kept in out and not_in not in out, out

@@ -46,6 +46,13 @@ A phone number written with brackets, a country code or hyphens ("+1 (555) 123-4
 source language's main country) and kept whole behind one number, copied as it is: the bundled
 en -> fr model was given "100 (200) 300" and wrote "le 123-4567 555 +1 mûres d'emprunt 123-4567".
 
+An English decade ("the 1990s", "the '80s") keeps its "s" in the model's text and its number is
+written "années 1990" / "años 1990" (the model wrote "dans les 1990"; a singular article before
+it is made plural: "du" -> "des"); "etc.", written the same in English, Spanish and French, is
+kept (the models wrote "bien sûr" and "some"). A word for hours or years that the model wrote
+after a number that already has its unit is dropped ("Il est 25°C heures dehors" -> "Il est 25°C
+dehors").
+
 The placeholders of software strings (``{name}``, ``{0}``, ``{{count}}``, ``%s``, ``%(count)d``,
 ``%1$s``, ``%{name}``, ``${name}``, Qt's ``%1``) are protected the same way, with a name: the
 bundled models turned them into words ("Hola {name}" -> "Hello ap-handy"), and a number in their
@@ -120,10 +127,20 @@ _CLOCK = r"(?:1[0-2]|0?[1-9])(?::[0-5]\d)?[ \u00a0]?(?:[ap]\.m\.|[AP]\.M\.|[ap]m
 # the 17th.", "the 3rd of", "the 21st, ...")
 _BEFORE_A_NOUN = re.compile(r" (?!of\b|and\b|or\b|at\b|in\b|on\b|to\b)[^\W\d_]")
 _ORDINAL = r"\d{1,4}(?:st|nd|rd|th|\.?er|re|ère|ème|eme|e|nde|nd|\.?º|\.?ª|ero|era)(?![\w])"
+# an English decade's number ("the 1990s", "the '80s"), written "années 1990" / "años 1990"
+# where the "s" after it goes: the model, given "in the 100s", writes "dans les 100"; it wrote
+# "dans les 1990" for "in the 1990s"
+_DECADE = r"(?:\d\d|['’])?\d0(?='?s(?![\w'’]))"
+# "etc.", written so in English, Spanish and French; the bundled models wrote "bien sûr", "some"
+_ETC = r"etc(?=\.(?!\w))"  # its full stop stays in the model's text, which may end there
 _SPAN = re.compile(
-    rf"(?<![\w@/.+-])(?:{_URL}|{_EMAIL}|{_TAG}|{_CLOCK}|{_ORDINAL}|{_CODE}|{_NUMBER}{_UNIT}?)"
-    rf"(?![\w@/])|(?:{_PLACEHOLDER})"
+    rf"(?<![\w@/.+-])(?:{_URL}|{_EMAIL}|{_TAG}|{_CLOCK}|{_ORDINAL}|{_CODE}"
+    rf"|{_NUMBER}{_UNIT}?)(?![\w@/])|(?:{_PLACEHOLDER})|(?<![\w'’]){_ETC}"
+    rf"|(?<![\w@/.+-]){_DECADE}"
 )
+_DECADE_AT = re.compile(_DECADE)
+_ETC_LANGUAGES = {"en", "es", "fr", "it", "pt"}
+_DECADE_WORD = {"fr": "années", "es": "años"}
 
 # (decimal mark, thousands separators read, thousands separator written); Spanish phone numbers
 # are grouped with spaces ("612 345 678"), so a space is read as grouping in French only
@@ -204,6 +221,7 @@ class Protected:
                     found += put_date(match, span, self.target or "")
                 else:
                     found.append((_with_unit(match, span, translation), _put(match, span)))
+                    found += _plural_before(match, span, translation)
         return sorted(found)
 
     def mended(self, translation: str) -> str:
@@ -315,6 +333,14 @@ def protect(
                 and not _BEFORE_A_NOUN.match(text, end)
             )
             original = write_ordinal(span, target, day=day)
+        elif _is_decade(text, start, end):  # "1990" of "1990s" -> "années 1990"
+            if source != "en" or target not in _DECADE_WORD:
+                continue  # left to the model
+            pool, original = free[NUMBERS], write_decade(span, target)
+        elif span == "etc":  # "etc.": a name for the model, as it is in the target
+            if not {source, target} <= _ETC_LANGUAGES:
+                continue  # left to the model
+            pool, original = free[NAMES], span
         elif re.fullmatch(_CLOCK, span):  # "3pm": "12" for the model, "15" in French
             pool = free[SHORT_NUMBERS] or free[NUMBERS]
             original = span if target == "en" else on_24_hour_clock(span)
@@ -387,6 +413,33 @@ def write_ordinal(ordinal: str, target: str | None, *, day: bool = False) -> str
     return ordinal
 
 
+def _plural_before(match: re.Match, span: str, translation: str) -> list[tuple[Span, str]]:
+    """A decade's article made plural ("du 12" for "from the 1960s": "des années 1960")."""
+    if not span.startswith(tuple(_DECADE_WORD.values())):
+        return []
+    before = _SINGULAR_BEFORE.search(translation, 0, match.start())
+    if before is None:
+        return []
+    word = before.group(1)
+    plural = _PLURAL[word.lower()]
+    return [(before.span(1), plural.capitalize() if word[0].isupper() else plural)]
+
+
+_SINGULAR_BEFORE = re.compile(r"(?<!\w)(du|au|del|al) $", re.IGNORECASE)
+_PLURAL = {"du": "des", "au": "aux", "del": "de los", "al": "a los"}
+
+
+def _is_decade(text: str, start: int, end: int) -> bool:
+    decade = _DECADE_AT.match(text, start)
+    return decade is not None and decade.end() == end
+
+
+def write_decade(decade: str, target: str) -> str:
+    """An English decade's number (its "s" after it) written the ``target`` language's way:
+    "1990" -> "années 1990" (fr), "años 1990" (es), "'80" -> "années 80"."""
+    return f"{_DECADE_WORD[target]} {decade.lstrip(chr(39) + chr(8217))}"
+
+
 def on_24_hour_clock(clock: str) -> str:
     """A 12-hour time as the 24-hour clock writes it: "3pm" -> "15", "10:30 a.m." -> "10:30",
     "12am" -> "0"."""
@@ -436,18 +489,24 @@ def _with_unit(match: re.Match, span: str, translation: str) -> Span:
     """Where a placeholder's ``match`` stands, with the unit after it if its span, a number,
     ends with that unit too (the model wrote "100km" for "5 km": "5 km", not "5 kmkm"), or the
     word for hours after a time with its minutes or its "pm" ("à 12 heures" for "at 3:30 PM":
-    "à 15:30", not "à 15:30 heures")."""
+    "à 15:30", not "à 15:30 heures") or after a number with its unit (the model read "It's 100
+    outside" as an hour: "Il est 25°C dehors", not "Il est 25°C heures dehors")."""
     unit = span[_unit_start(span) :].lstrip(" \u00a0\u202f")
     if unit:
         after = re.compile(rf"[ \u00a0\u202f]?{re.escape(unit)}(?![\w/])")
         if tail := after.match(translation, match.end()):
             return match.start(), tail.end()
-    if _TIME.fullmatch(span) and (tail := _HOURS.match(translation, match.end())):
+    if span.startswith(tuple(_DECADE_WORD.values())) and (
+        tail := _YEARS_WORD.match(translation, match.end())
+    ):  # "années 80 ans" for "in the 80s": the decade says it
         return match.start(), tail.end()
+    if (_TIME.fullmatch(span) or unit) and (tail := _HOURS.match(translation, match.end())):
+        return match.start(), tail.end()  # "25°C heures" for "It's 25°C outside": "25°C"
     return match.span()
 
 
 _TIME = re.compile(rf"\d{{1,2}}:\d{{2}}|{_CLOCK}")  # "15:30", "3:30 PM", "3pm"
+_YEARS_WORD = re.compile(r" (?:ans|années|años)(?!\w)")
 _HOURS = re.compile(r" (?:heures?|h|horas?|hours?|o'clock)(?!\w)")
 
 
