@@ -752,6 +752,19 @@ def test_a_decade_and_etc_are_spans_written_the_target_way():
     assert protect("The 1990s, etc.", "en", "de").placeholders == []
 
 
+def test_a_time_takes_in_the_minutes_the_model_wrote_after_it():
+    """The bundled es -> en models wrote "1:50:00" and "22:20:00" for "a las 1:50", "22:20"."""
+    protected = protect("Me despierto a las 1:50 y llego a las 22:20.", "es", "en")
+    first, second = protected.placeholders
+    assert protected.restore(f"I wake up at {first}:00 and arrive at {second}:15.") == (
+        "I wake up at 1:50 and arrive at 22:20."
+    )
+    floors = protect("Son 300 pisos.", "es", "en")  # a number without minutes keeps them
+    assert floors.restore(f"There are {floors.placeholders[0]}:00 floors.") == (
+        "There are 300:00 floors."
+    )
+
+
 def test_a_number_with_its_unit_takes_in_the_hours_the_model_wrote_after_it():
     protected = protect("It is 25°C outside.", "en", "fr")
     (number,) = protected.placeholders

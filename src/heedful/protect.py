@@ -489,7 +489,8 @@ def _with_unit(match: re.Match, span: str, translation: str) -> Span:
     """Where a placeholder's ``match`` stands, with the unit after it if its span, a number,
     ends with that unit too (the model wrote "100km" for "5 km": "5 km", not "5 kmkm"), or the
     word for hours after a time with its minutes or its "pm" ("à 12 heures" for "at 3:30 PM":
-    "à 15:30", not "à 15:30 heures") or after a number with its unit (the model read "It's 100
+    "à 15:30", not "à 15:30 heures"; and the minutes the model wrote after a time that has its
+    own: "1:50", not "1:50:00") or after a number with its unit (the model read "It's 100
     outside" as an hour: "Il est 25°C dehors", not "Il est 25°C heures dehors")."""
     unit = span[_unit_start(span) :].lstrip(" \u00a0\u202f")
     if unit:
@@ -502,10 +503,13 @@ def _with_unit(match: re.Match, span: str, translation: str) -> Span:
         return match.start(), tail.end()
     if (_TIME.fullmatch(span) or unit) and (tail := _HOURS.match(translation, match.end())):
         return match.start(), tail.end()  # "25°C heures" for "It's 25°C outside": "25°C"
+    if ":" in span and _TIME.fullmatch(span) and (tail := _MINUTES.match(translation, match.end())):
+        return match.start(), tail.end()  # "1:50:00" for "a las 1:50": the time has its minutes
     return match.span()
 
 
 _TIME = re.compile(rf"\d{{1,2}}:\d{{2}}|{_CLOCK}")  # "15:30", "3:30 PM", "3pm"
+_MINUTES = re.compile(r":\d\d(?!\d)")
 _YEARS_WORD = re.compile(r" (?:ans|années|años)(?!\w)")
 _HOURS = re.compile(r" (?:heures?|h|horas?|hours?|o'clock)(?!\w)")
 
