@@ -220,7 +220,7 @@ class Protected:
                 if k in self.weekdays:
                     found += put_date(match, span, self.target or "")
                 else:
-                    found.append((_with_unit(match, span, translation), _put(match, span)))
+                    found.append((_extent(match, span, translation), _put(match, span)))
                     found += _plural_before(match, span, translation)
         return sorted(found)
 
@@ -437,7 +437,7 @@ def _is_decade(text: str, start: int, end: int) -> bool:
 def write_decade(decade: str, target: str) -> str:
     """An English decade's number (its "s" after it) written the ``target`` language's way:
     "1990" -> "années 1990" (fr), "años 1990" (es), "'80" -> "années 80"."""
-    return f"{_DECADE_WORD[target]} {decade.lstrip(chr(39) + chr(8217))}"
+    return _DECADE_WORD[target] + " " + decade.lstrip("'’")
 
 
 def on_24_hour_clock(clock: str) -> str:
@@ -485,13 +485,16 @@ def _unit_start(span: str) -> int:
 _TRAILING_UNIT = re.compile(r"(?<=\d)[ \u00a0\u202f]?[^\d\s]+$")  # after the last digit
 
 
-def _with_unit(match: re.Match, span: str, translation: str) -> Span:
-    """Where a placeholder's ``match`` stands, with the unit after it if its span, a number,
-    ends with that unit too (the model wrote "100km" for "5 km": "5 km", not "5 kmkm"), or the
-    word for hours after a time with its minutes or its "pm" ("à 12 heures" for "at 3:30 PM":
-    "à 15:30", not "à 15:30 heures"; and the minutes the model wrote after a time that has its
-    own: "1:50", not "1:50:00") or after a number with its unit (the model read "It's 100
-    outside" as an hour: "Il est 25°C dehors", not "Il est 25°C heures dehors")."""
+def _extent(match: re.Match, span: str, translation: str) -> Span:
+    """Where a placeholder's ``match`` stands, with what the model wrote after it that ``span``
+    already says:
+
+    * its unit, if the span is a number with that unit ("100km" for "5 km": "5 km", not "5 kmkm");
+    * a word for years after a decade ("années 80 ans": "années 80");
+    * a word for hours after a time with its minutes or its "pm" ("à 12 heures" for "at 3:30
+      PM": "à 15:30"), or after a number with its unit (the model read "It's 100 outside" as an
+      hour: "Il est 25°C dehors", not "Il est 25°C heures dehors");
+    * minutes after a time that has its own ("1:50:00" for "a las 1:50": "1:50")."""
     unit = span[_unit_start(span) :].lstrip(" \u00a0\u202f")
     if unit:
         after = re.compile(rf"[ \u00a0\u202f]?{re.escape(unit)}(?![\w/])")
