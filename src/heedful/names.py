@@ -57,11 +57,8 @@ def titled_names(text: str, titles: Collection[str], language: str | None = None
     person = PERSON_TITLES.get(language or "", {})
     for title in _TITLE.finditer(text):
         word, dot = title.group(1), title.group(2)
-        if not word.istitle():
-            continue
-        if not (_is_person_title(word, dot, person) or (
-            dot and len(word) > 1 and word.lower() in titles and title.start() > opening
-        )):  # fmt: skip
+        other = word.istitle() and dot and len(word) > 1 and word.lower() in titles
+        if not (_is_person_title(word, dot, person) or (other and title.start() > opening)):
             continue
         end = title.end()
         while (name := _NAME_WORD.match(text, end)) and name.group(1).istitle():
@@ -93,29 +90,38 @@ _WRITTEN_TITLES = {
     "fr": {"mister": "M.", "missus": "Mme", "ms": "Mme", "miss": "Mlle", "doctor": "Dr",
            "professor": "Pr"},
 }  # fmt: skip
-# titles of women: a name placeholder for them is a woman's, for the words that agree with it
-FEMININE_TITLES = {"missus", "ms", "miss"} | {"dra", "profa"}
+# a woman's title (its meaning, or its spelling where the meaning is shared): a name placeholder
+# for her is a woman's, for the words that agree with it ("Mme Smith est fatiguée")
+FEMININE_TITLES = {"missus", "ms", "miss", "dra", "profa"}
 
 
 def write_title(name: str, source: str | None, target: str | None) -> str:
     """``name`` (a span of ``titled_names``, or any name) with its opening title written the
     ``target`` language's way: "Sr. Pérez" -> "Mr. Pérez" (en), "M. Pérez" (fr); as it is if it
     opens with no title of ``source``'s, or either language has no titles here."""
-    person, written = PERSON_TITLES.get(source or "", {}), _WRITTEN_TITLES.get(target or "")
-    title = _TITLE.match(name)
-    if not written or not title or not _is_person_title(title.group(1), title.group(2), person):
+    written = _WRITTEN_TITLES.get(target or "")
+    opening = _opening_title(name, source)
+    if not written or opening is None:
         return name
-    return written[person[title.group(1).lower()]] + name[title.end() :]
+    title, meaning = opening
+    return written[meaning] + name[title.end() :]
 
 
 def feminine_title(name: str, source: str | None) -> bool:
     """Whether ``name`` opens with a title of a woman ("Sra. Ruiz", "Mrs. Smith", "Dra. Gil")."""
-    person = PERSON_TITLES.get(source or "", {})
+    opening = _opening_title(name, source)
+    return opening is not None and not FEMININE_TITLES.isdisjoint(
+        {opening[0].group(1).lower(), opening[1]}
+    )
+
+
+def _opening_title(name: str, language: str | None) -> tuple[re.Match, str] | None:
+    """The person's title ``name`` opens with in ``language``, and what it is ("mister")."""
+    person = PERSON_TITLES.get(language or "", {})
     title = _TITLE.match(name)
-    if not title or not _is_person_title(title.group(1), title.group(2), person):
-        return False
-    low = title.group(1).lower()
-    return low in FEMININE_TITLES or person[low] in FEMININE_TITLES
+    if title is None or not _is_person_title(title.group(1), title.group(2), person):
+        return None
+    return title, person[title.group(1).lower()]
 
 
 def _is_person_title(word: str, dot: str, person: dict[str, str]) -> bool:
