@@ -438,6 +438,14 @@ def test_a_title_and_the_name_after_it_are_one_name():
     assert found("Miss you. M Smith.", "en") == []  # no name after; "M" needs its full stop
 
 
+def test_a_title_and_its_name_are_kept_in_title_case_too(bundled):
+    """A letter's salutation and signature are in Title Case, where unseen names are not looked
+    for; a title still marks a name. Before: "Dar Monsieur, la fumée." and "Buvez John marron"."""
+    (found,) = bundled["en-fr"].translate(["Dear Mrs. Smith,\n\nThank you.\n\nDr. John Brown"])
+    salutation, _, signature = found.split("\n\n")
+    assert "Mme Smith" in salutation and signature == "Dr John Brown", found
+
+
 @pytest.mark.parametrize(
     ("source", "target", "name", "written", "woman"),
     [

@@ -232,13 +232,17 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
             symbols = unreadable_symbols(
                 sentence, lambda c: _unknown_letter(translator, c) and c not in EQUIVALENTS
             )
+        if translator.protect_names and not in_capitals:
+            # a title and the name after it, in Title Case too ("Dear Mrs. Smith,", "Dr. John
+            # Brown" signing a letter gave "Dar Monsieur, la fumée." and "Buvez John marron")
+            extra += titled_names(sentence, titles(source), source)  # "Sr. Pérez", "Dr. Smith"
         if translator.protect_names and not is_title_case(sentence, (), usual) and not in_capitals:
             if lexicon is not None:
                 names = lexicon.unseen_names(sentence)
             else:
                 names = rare_names(sentence, lambda w: len(translator.tokenizer.encode(w)) - 1)
-            titled = titled_names(sentence, titles(source), source)  # "Sr. Pérez", "Dr. Smith"
-            extra = _union(extra + names + titled + mixed_case(sentence))  # "YouTube"
+            extra += names + mixed_case(sentence)  # "YouTube"
+        extra = _union(extra)
         protected = protect(sentence, source, target, extra, symbols)
     text = sentence if protected is None else protected.text
     quotes = None
