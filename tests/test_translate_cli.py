@@ -291,6 +291,13 @@ def test_translate_and_evaluate_with_workers_answer_as_one_process(capsys, model
         assert code == 0
         runs[workers] = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [r["source"] for r in runs[2]] == lines
+    html = [f"<p>{es} <b>{es}</b></p>" for _, es in PAIRS]
+    pages = []
+    for workers in (1, 2):
+        code, out, _ = heedful(capsys, "translate", "--model", model_dir, "--beam", 2,
+                               "--format", "html", "--workers", workers, *html)  # fmt: skip
+        pages.append(out)
+    assert code == 0 and pages[0] == pages[1] and pages[0].count("<b>") == len(html)
     for one, two in zip(runs[1], runs[2], strict=True):  # scores: to float rounding
         assert two.pop("score") == pytest.approx(one.pop("score"), abs=1e-4) and two == one
     tsv = tmp_path / "dev.tsv"

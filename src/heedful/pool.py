@@ -84,12 +84,15 @@ class TranslatorPool:
         *,
         options: DecodingOptions | None = None,
         alignments: bool = False,
-        html: bool = False,
     ) -> list[list[Translation]]:
-        """``Translator.translate_n_best`` (``html``: each text an HTML fragment, translated by
-        heedful.markup, one ``Translation`` each with no score or links)."""
-        options = options or DecodingOptions()
-        return self._shared(texts, _translate, options, alignments, html)
+        """``Translator.translate_n_best``."""
+        return self._shared(texts, _translate, options or DecodingOptions(), alignments)
+
+    def translate_html(
+        self, fragments: list[str], options: DecodingOptions | None = None
+    ) -> list[str]:
+        """``heedful.markup.translate_html``: each HTML fragment translated, its tags kept."""
+        return self._shared(fragments, _translate_html, options)
 
     def generate_tokens(
         self, src_ids: list[list[int]], beam_size: int, **keywords: Any
@@ -140,14 +143,14 @@ def _ready() -> int:
     return os.getpid()
 
 
-def _translate(texts, options, alignments, html) -> list[list[Translation]]:
-    if html:
-        from heedful.markup import translate_html
-
-        return [
-            [Translation(text, 0.0, [])] for text in translate_html(_translator, texts, options)
-        ]
+def _translate(texts, options, alignments) -> list[list[Translation]]:
     return _translator.translate_n_best(texts, options=options, alignments=alignments)
+
+
+def _translate_html(fragments, options) -> list[str]:
+    from heedful.markup import translate_html
+
+    return translate_html(_translator, fragments, options)
 
 
 def _generate(src_ids, beam_size, keywords) -> list[list[int]]:

@@ -60,13 +60,8 @@ def run(args: argparse.Namespace) -> int:
     device = pick_device(args.device)
     if args.workers > 1 and device.type != "cpu":
         raise ValueError("--workers is for the CPU; give --device cpu, or leave out --workers")
-    meta = (
-        read_json(Path(model_dir) / CONFIG_FILE)
-        if (Path(model_dir) / CONFIG_FILE).is_file()
-        else {}
-    )
     if args.data:
-        data = meta.get("data") or {}
+        data = trained_data(model_dir)
         src, tgt = args.src or data.get("src"), args.tgt or data.get("tgt")
         if not src or not tgt:
             raise ValueError("name the languages with --src and --tgt")
@@ -142,9 +137,8 @@ def check_direction(src: str | None, tgt: str | None, model_dir: Path) -> None:
     data.src and data.tgt; a model that does not record them, e.g. an imported one, is taken at
     the user's word)."""
     path = Path(model_dir) / CONFIG_FILE
-    meta = read_json(path) if path.is_file() else {}
-    data = meta.get("data") if isinstance(meta, dict) else None
-    trained = (data.get("src"), data.get("tgt")) if isinstance(data, dict) else (None, None)
+    data = trained_data(model_dir)
+    trained = (data.get("src"), data.get("tgt"))
     for flag, given, known in (("--src", src, trained[0]), ("--tgt", tgt, trained[1])):
         if given is not None and known and given != known:
             raise ValueError(
@@ -152,6 +146,14 @@ def check_direction(src: str | None, tgt: str | None, model_dir: Path) -> None:
                 f"data.src and data.tgt); give --src {trained[0]} --tgt {trained[1]}, or leave "
                 "them out"
             )
+
+
+def trained_data(model_dir: Path) -> dict:
+    """config.json's "data" section (languages, TSV columns); empty for a model without one."""
+    path = Path(model_dir) / CONFIG_FILE
+    meta = read_json(path) if path.is_file() else {}
+    data = meta.get("data") if isinstance(meta, dict) else None
+    return data if isinstance(data, dict) else {}
 
 
 def _columns(given: str | None, trained: list[str] | None, src: str, tgt: str) -> tuple[str, str]:

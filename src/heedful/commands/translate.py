@@ -171,21 +171,16 @@ def run(args: argparse.Namespace) -> int:
     check_workers(args)
     if args.format == "html" and (args.n_best > 1 or args.alignments):
         raise ValueError("--format html gives one translation a text: no --n-best or --alignments")
-    if args.workers > 1:
+    if args.workers > 1:  # the same calls, in processes of their own
         from heedful.pool import TranslatorPool
 
-        pool = TranslatorPool(resolve_model(args.model), args.workers, quantize=args.quantize)
+        translator = TranslatorPool(resolve_model(args.model), args.workers, quantize=args.quantize)
     else:
         translator = Translator.load(resolve_model(args.model), quantize=args.quantize)
 
     def translate(lines: list[str]) -> list[list[Translation]]:
-        html = args.format == "html"
-        if args.workers > 1:
-            return pool.translate_n_best(
-                lines, options=options, alignments=args.alignments, html=html
-            )
-        if html:
-            return _translate_html(translator, lines, options)
+        if args.format == "html":  # one translation a fragment: no score, n-best or links
+            return [[Translation(html, 0.0, [])] for html in _html(translator, lines, options)]
         return translator.translate_n_best(lines, options=options, alignments=args.alignments)
 
     out: TextIO = sys.stdout
@@ -213,7 +208,7 @@ def run(args: argparse.Namespace) -> int:
         if out is not sys.stdout:
             out.close()
         if args.workers > 1:
-            pool.close()
+            translator.close()
     return 0
 
 
@@ -275,12 +270,13 @@ class Writer:
         return pharaoh(translation.alignment or [], source, translation.text)
 
 
-def _translate_html(translator, lines, options) -> list[list[Translation]]:
-    """--format html: each fragment's best translation (no score, n-best or links: a fragment
-    is many texts)."""
-    from heedful.markup import translate_html
+def _html(translator, lines, options) -> list[str]:
+    """--format html: each line an HTML fragment, translated with its tags kept."""
+    if isinstance(translator, Translator):
+        from heedful.markup import translate_html
 
-    return [[Translation(html, 0.0, [])] for html in translate_html(translator, lines, options)]
+        return translate_html(translator, lines, options)
+    return translator.translate_html(lines, options)  # a TranslatorPool
 
 
 def _read_lines(path: str) -> Iterator[tuple[int, str]]:
