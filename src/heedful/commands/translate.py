@@ -286,11 +286,11 @@ def _read_lines(path: str) -> Iterator[tuple[int, str]]:
 
 
 def _chunks(lines: Iterable[str], total: int | None, size: int) -> Iterator[list[str]]:
-    """Chunks of lines read as they are needed, with a progress bar on stderr (a count without
-    a ``total``)."""
+    """Chunks of lines read as they are needed; with a ``total``, a progress bar on stderr (stdin
+    has none, as line by line)."""
     from tqdm import tqdm
 
-    bar = tqdm(total=total, unit="sent", file=sys.stderr, leave=False)
+    bar = tqdm(total=total, unit="sent", file=sys.stderr, leave=False, disable=total is None)
     lines = iter(lines)
     while chunk := list(islice(lines, size)):
         yield chunk
