@@ -438,6 +438,18 @@ def test_a_title_and_the_name_after_it_are_one_name():
     assert found("Miss you. M Smith.", "en") == []  # no name after; "M" needs its full stop
 
 
+def test_a_person_placeholder_is_found_in_the_target_language_s_form(bundled):
+    """The bundled en -> fr model wrote the woman's placeholder "Mary" as "Marie": "Mme Okafor
+    Marie arrive le mardi 4 mars à 9:15."."""
+    (found,) = bundled["en-fr"].translate(["Mrs. Okafor arrives on Tuesday, March 4th at 9:15 am."])
+    assert found.startswith("Mme Okafor arrive") and "Mari" not in found, found
+    protected = protect("Mrs. Okafor arrives.", "en", "fr", [(0, 11)])
+    assert protected.placeholders == ["Mary"]
+    assert protected.restore("Marie arrive.") == "Mme Okafor arrive."
+    assert protected.restore("Mary arrive.") == "Mme Okafor arrive."
+    assert protect("Marie y Okafor.", "es", "en", [(8, 14)]).placeholders == ["Tom"]
+
+
 def test_a_title_and_its_name_are_kept_in_title_case_too(bundled):
     """A letter's salutation and signature are in Title Case, where unseen names are not looked
     for; a title still marks a name. Before: "Dar Monsieur, la fumée." and "Buvez John marron"."""

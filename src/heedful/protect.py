@@ -81,6 +81,10 @@ SHORT_NUMBERS = ("12", "15", "20", "30", "40", "50")
 # person's place was read as a place ("Mi vecina Boston llegó de Lagos" -> "arrived in Boston")
 PEOPLE = ("Tom", "Mary", "John", "Alice", "Ken", "Jane")
 WOMEN = {"Mary", "Alice", "Jane"}
+# a person placeholder the model may write the target language's way ("Mary arrives" -> "Marie
+# arrive"): each form stands for the placeholder in a translation
+_NAME_FORMS = {form: group for group in [("Mary", "Marie", "María"), ("John", "Jean", "Juan")]
+               for form in group}  # fmt: skip
 KEEP = {"1"}  # numbers left to the model
 
 _URL = r"(?:https?://|www\.)[^\s<>\"']+[^\s<>\"'.,;:!?)\]}]"
@@ -469,10 +473,12 @@ def _digit_distance(a: str, b: str) -> int:
 
 
 def _find(word: str) -> re.Pattern[str]:
-    """``word`` standing alone; a number placeholder may take a suffix ("100th", "100km"), an
-    English ordinal's apart (``_put``)."""
+    """``word`` standing alone, a person placeholder in any of its forms ("Mary", "Marie",
+    "María"); a number placeholder may take a suffix ("100th", "100km"), an English ordinal's
+    apart (``_put``)."""
     after = r"(?P<ordinal>st|nd|rd|th)?(?!\d)" if word.isdigit() else r"(?!\w)"
-    return re.compile(rf"(?<!\w){re.escape(word)}{after}")
+    forms = "|".join(map(re.escape, _NAME_FORMS.get(word, (word,))))  # "Mary": "Marie" too
+    return re.compile(rf"(?<!\w)(?:{forms}){after}")
 
 
 def _unit_start(span: str) -> int:
