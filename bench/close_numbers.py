@@ -168,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     from heedful import Translator
     from heedful.dates import write_date
-    from heedful.protect import localise_number
+    from heedful.written import localise_number
 
     for model in args.model or [REPO / "models" / name for name in ("es-en", "en-fr")]:
         translator = Translator.load(model)

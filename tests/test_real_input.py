@@ -18,15 +18,13 @@ from heedful.protect import (
     NUMBERS,
     SHORT_NUMBERS,
     find_spans,
-    localise_number,
-    on_24_hour_clock,
     protect,
-    write_ordinal,
 )
 from heedful.tokenizer import Tokenizer
 from heedful.translator import Translator
 from heedful.typography import curl, plain, replaced_quotes, unended, unreadable_symbols
 from heedful.unknown_words import Unreadable
+from heedful.written import localise_number, on_24_hour_clock, write_ordinal
 
 URL, EMAIL, PHONE = "https://example.org/docs?id=42", "ana.garcia@example.com", "612345678"
 

@@ -70,6 +70,14 @@ from heedful.dates import WEEKDAYS, find_dates, put_date, weekday_pattern, write
 from heedful.names import feminine_title, write_title
 from heedful.textmap import Span, TextMap
 from heedful.unknown_words import Unreadable
+from heedful.written import (
+    DECADE_WORD,
+    english_suffix,
+    localise_number,
+    on_24_hour_clock,
+    write_decade,
+    write_ordinal,
+)
 
 # what the bundled models copy, the same in Spanish, English and French
 NAMES = ("Boston", "Chicago", "Berlin", "Denver", "Dallas", "Toronto")
@@ -144,18 +152,6 @@ _SPAN = re.compile(
 )
 _DECADE_AT = re.compile(_DECADE)
 _ETC_LANGUAGES = {"en", "es", "fr", "it", "pt"}
-_DECADE_WORD = {"fr": "années", "es": "años"}
-
-# (decimal mark, thousands separators read, thousands separator written); Spanish phone numbers
-# are grouped with spaces ("612 345 678"), so a space is read as grouping in French only
-_NUMBERS = {
-    "en": (".", ",", ","),
-    "es": (",", ".", "."),
-    "fr": (",", " \u00a0\u202f", "\u202f"),
-    "de": (",", ".", "."),
-    "it": (",", ".", "."),
-    "pt": (",", ".", "."),
-}
 
 
 def find_spans(text: str) -> list[tuple[int, int]]:
@@ -338,7 +334,7 @@ def protect(
             )
             original = write_ordinal(span, target, day=day)
         elif _is_decade(text, start, end):  # "1990" of "1990s" -> "années 1990"
-            if source != "en" or target not in _DECADE_WORD:
+            if source != "en" or target not in DECADE_WORD:
                 continue  # left to the model
             pool, original = free[NUMBERS], write_decade(span, target)
         elif span == "etc":  # "etc.": a name for the model, as it is in the target
@@ -378,48 +374,9 @@ def _overlap(a: Span, b: Span) -> bool:
     return a[0] < b[1] and b[0] < a[1]
 
 
-def localise_number(span: str, source: str | None, target: str | None) -> str:
-    """A number written the ``source`` language's way, with a decimal mark or grouped by
-    thousands, written the ``target`` one's ("1.234,50" -> "1,234.50" from es to en); anything
-    else (a phone number, a code) as it is."""
-    if source not in _NUMBERS or target not in _NUMBERS or source == target:
-        return span
-    if span[:1] in "-\u2212" and span[1:2].isdigit():  # a negative number: its sign kept
-        return span[0] + localise_number(span[1:], source, target)
-    mark, grouping, _ = _NUMBERS[source]
-    groups = f"[{re.escape(grouping)}]"
-    number = rf"(\d{{1,3}}(?:{groups}\d{{3}})+|\d+)(?:{re.escape(mark)}(\d+))?"
-    match = re.fullmatch(number, span)
-    if match is None or match.group(1).isdigit() and match.group(2) is None:
-        return span
-    to_mark, _, to_group = _NUMBERS[target]
-    whole = re.sub(groups, "", match.group(1))
-    if whole != match.group(1):  # it was grouped: group it again
-        whole = f"{int(whole):,}".replace(",", to_group)
-    return whole if match.group(2) is None else f"{whole}{to_mark}{match.group(2)}"
-
-
-def write_ordinal(ordinal: str, target: str | None, *, day: bool = False) -> str:
-    """An ordinal number written the ``target`` language's way ("2nd" -> "2e" in French, "2º" ->
-    "2nd" in English, "1re" -> "1.ª" in Spanish; feminine where the source's is); as it is for
-    another language. A ``day`` of the month ("on the 17th") is a plain number in French and
-    Spanish ("le 17"), but the first in French ("le 1er")."""
-    number = int(re.match(r"\d+", ordinal).group())
-    if day and target in ("fr", "es") and not (target == "fr" and number == 1):
-        return str(number)
-    feminine = ordinal.endswith(("ª", "a", "re", "ère", "ere", "nde", "era"))
-    if target == "en":
-        return f"{number}{english_suffix(number)}"
-    if target == "fr":
-        return f"{number}{('re' if feminine else 'er') if number == 1 else 'e'}"
-    if target == "es":
-        return f"{number}.{'ª' if feminine else 'º'}"
-    return ordinal
-
-
 def _plural_before(match: re.Match, span: str, translation: str) -> list[tuple[Span, str]]:
     """A decade's article made plural ("du 12" for "from the 1960s": "des années 1960")."""
-    if not span.startswith(tuple(_DECADE_WORD.values())):
+    if not span.startswith(tuple(DECADE_WORD.values())):
         return []
     before = _SINGULAR_BEFORE.search(translation, 0, match.start())
     if before is None:
@@ -436,20 +393,6 @@ _PLURAL = {"du": "des", "au": "aux", "del": "de los", "al": "a los"}
 def _is_decade(text: str, start: int, end: int) -> bool:
     decade = _DECADE_AT.match(text, start)
     return decade is not None and decade.end() == end
-
-
-def write_decade(decade: str, target: str) -> str:
-    """An English decade's number (its "s" after it) written the ``target`` language's way:
-    "1990" -> "années 1990" (fr), "años 1990" (es), "'80" -> "années 80"."""
-    return _DECADE_WORD[target] + " " + decade.lstrip("'’")
-
-
-def on_24_hour_clock(clock: str) -> str:
-    """A 12-hour time as the 24-hour clock writes it: "3pm" -> "15", "10:30 a.m." -> "10:30",
-    "12am" -> "0"."""
-    hour, minutes = re.match(r"(\d+)(:\d\d)?", clock).groups()
-    hour = int(hour) % 12 + (12 if clock.rstrip(".").lower().endswith(("pm", "p.m")) else 0)
-    return f"{hour}{minutes or ''}"
 
 
 def find_word(word: str, text: str) -> Span | None:
@@ -506,7 +449,7 @@ def _extent(match: re.Match, span: str, translation: str) -> Span:
         after = re.compile(rf"[ \u00a0\u202f]?{re.escape(unit)}(?![\w/])")
         if tail := after.match(translation, match.end()):
             return match.start(), tail.end()
-    if span.startswith(tuple(_DECADE_WORD.values())) and (
+    if span.startswith(tuple(DECADE_WORD.values())) and (
         tail := _YEARS_WORD.match(translation, match.end())
     ):  # "années 80 ans" for "in the 80s": the decade says it
         return match.start(), tail.end()
@@ -530,10 +473,3 @@ def _put(match: re.Match, span: str) -> str:
     if suffix and span.isdigit():
         suffix = english_suffix(int(span))
     return span + suffix
-
-
-def english_suffix(number: int) -> str:
-    """An English ordinal's suffix: 1 -> "st", 2 -> "nd", 3 -> "rd"; 11-13 and the rest "th"."""
-    if number % 100 in (11, 12, 13):
-        return "th"
-    return {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")

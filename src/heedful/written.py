@@ -1,0 +1,83 @@
+"""Numbers as each language writes them: decimal marks and thousands ("1.234,50" in Spanish is
+"1,234.50" in English), ordinals ("2nd", "2e", "2.º"), times on the 12-hour clock written on the
+24-hour one ("3pm" -> "15"), and English decades ("1990s" -> "années 1990"). heedful.protect
+writes the spans it keeps from the model with these."""
+
+from __future__ import annotations
+
+import re
+
+# (decimal mark, thousands separators read, thousands separator written); Spanish phone numbers
+# are grouped with spaces ("612 345 678"), so a space is read as grouping in French only
+NUMBER_MARKS = {
+    "en": (".", ",", ","),
+    "es": (",", ".", "."),
+    "fr": (",", " \u00a0\u202f", "\u202f"),
+    "de": (",", ".", "."),
+    "it": (",", ".", "."),
+    "pt": (",", ".", "."),
+}
+
+
+# the word before an English decade's number in French and Spanish ("années 1990")
+DECADE_WORD = {"fr": "années", "es": "años"}
+
+
+def localise_number(span: str, source: str | None, target: str | None) -> str:
+    """A number written the ``source`` language's way, with a decimal mark or grouped by
+    thousands, written the ``target`` one's ("1.234,50" -> "1,234.50" from es to en); anything
+    else (a phone number, a code) as it is."""
+    if source not in NUMBER_MARKS or target not in NUMBER_MARKS or source == target:
+        return span
+    if span[:1] in "-\u2212" and span[1:2].isdigit():  # a negative number: its sign kept
+        return span[0] + localise_number(span[1:], source, target)
+    mark, grouping, _ = NUMBER_MARKS[source]
+    groups = f"[{re.escape(grouping)}]"
+    number = rf"(\d{{1,3}}(?:{groups}\d{{3}})+|\d+)(?:{re.escape(mark)}(\d+))?"
+    match = re.fullmatch(number, span)
+    if match is None or match.group(1).isdigit() and match.group(2) is None:
+        return span
+    to_mark, _, to_group = NUMBER_MARKS[target]
+    whole = re.sub(groups, "", match.group(1))
+    if whole != match.group(1):  # it was grouped: group it again
+        whole = f"{int(whole):,}".replace(",", to_group)
+    return whole if match.group(2) is None else f"{whole}{to_mark}{match.group(2)}"
+
+
+def write_ordinal(ordinal: str, target: str | None, *, day: bool = False) -> str:
+    """An ordinal number written the ``target`` language's way ("2nd" -> "2e" in French, "2º" ->
+    "2nd" in English, "1re" -> "1.ª" in Spanish; feminine where the source's is); as it is for
+    another language. A ``day`` of the month ("on the 17th") is a plain number in French and
+    Spanish ("le 17"), but the first in French ("le 1er")."""
+    number = int(re.match(r"\d+", ordinal).group())
+    if day and target in ("fr", "es") and not (target == "fr" and number == 1):
+        return str(number)
+    feminine = ordinal.endswith(("ª", "a", "re", "ère", "ere", "nde", "era"))
+    if target == "en":
+        return f"{number}{english_suffix(number)}"
+    if target == "fr":
+        return f"{number}{('re' if feminine else 'er') if number == 1 else 'e'}"
+    if target == "es":
+        return f"{number}.{'ª' if feminine else 'º'}"
+    return ordinal
+
+
+def english_suffix(number: int) -> str:
+    """An English ordinal's suffix: 1 -> "st", 2 -> "nd", 3 -> "rd"; 11-13 and the rest "th"."""
+    if number % 100 in (11, 12, 13):
+        return "th"
+    return {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+
+
+def on_24_hour_clock(clock: str) -> str:
+    """A 12-hour time as the 24-hour clock writes it: "3pm" -> "15", "10:30 a.m." -> "10:30",
+    "12am" -> "0"."""
+    hour, minutes = re.match(r"(\d+)(:\d\d)?", clock).groups()
+    hour = int(hour) % 12 + (12 if clock.rstrip(".").lower().endswith(("pm", "p.m")) else 0)
+    return f"{hour}{minutes or ''}"
+
+
+def write_decade(decade: str, target: str) -> str:
+    """An English decade's number (its "s" after it) written the ``target`` language's way:
+    "1990" -> "années 1990" (fr), "años 1990" (es), "'80" -> "années 80"."""
+    return DECADE_WORD[target] + " " + decade.lstrip("'’")
