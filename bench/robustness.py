@@ -38,6 +38,10 @@ Variants (source and reference change together unless said):
 - numbers 2-3: two or three items of the numbers variant, from distinct dev pairs, joined as one
   sentence the way long sentences are (source and reference); every one of the numbers must come
   back. Drawn after every other variant, so adding it left their items as they were.
+- names read: as names, but people's names (first and full, no cities: the training text
+  translates many of those, "London" -> "Londres") every word of which the training text has,
+  capitalised ("Pedro", "Lucía", "Grace"): what a user writes as often as an unseen name. A name
+  the model writes another way ("Juan" -> "John", as Tatoeba does) is not copied. Drawn last.
 
 Figures: case-insensitive corpus BLEU (sacrebleu, lowercase) of each variant and the clean input's
 on the same sentences: each sentence translated alone, for paragraphs and long sentences the
@@ -157,20 +161,25 @@ def draw_name(fake, kind: str) -> str | None:
     return fake.random_element(sorted(listed[0])) if listed else fake.city()
 
 
-def name_pool(seed: int, unseen_in: set[str], per_locale: int = 60) -> dict[str, list[str]]:
+def name_pool(
+    seed: int, unseen_in: set[str], per_locale: int = 60, *, read: bool = False
+) -> dict[str, list[str]]:
     """First names, full names and cities drawn from every locale with a seed of its own; Latin
-    script only, none with a word from ``unseen_in``."""
+    script only, none with a word from ``unseen_in``; with ``read``, people's names only, every
+    word of them in ``unseen_in`` (the training text's)."""
     from faker import Faker
 
     pool: dict[str, list[str]] = {"first": [], "full": [], "city": []}
     for locale in LOCALES:
         fake = Faker(locale)
         fake.seed_instance(seed ^ zlib.crc32(locale.encode()))
-        for kind in pool:
-            for _ in range(per_locale):
+        for kind in ("first", "full") if read else pool:
+            for _ in range(per_locale * (10 if read else 1)):  # few are read: draw more
                 name = draw_name(fake, kind)
-                unseen = name and not any(w in unseen_in for w in WORD.findall(name))
-                if unseen and is_latin_name(name) and name not in pool[kind]:
+                words = WORD.findall(name or "")
+                unseen = name and not any(w in unseen_in for w in words)
+                wanted = name and all(w in unseen_in for w in words) if read else unseen
+                if wanted and is_latin_name(name) and name not in pool[kind]:
                     pool[kind].append(name)
     return pool
 
@@ -232,6 +241,8 @@ def name_items(pairs, src, tgt, rng, n, pool, names, places) -> list[Item]:
             at: s for at, s in found.items() if not any(s != o and s in o for o in found.values())
         }
         slots += [(i, found[min(found)])] if found else []  # the first name (the longest span)
+    if not pool["city"]:  # people's names only: no places to put them in
+        slots = [(i, span) for i, span in slots if span not in places]
     items = []
     for i, span in [slots[k] for k in sample(len(slots), n, rng)]:
         kind = "city" if span in places else rng.choice(["first", "first", "full"])
@@ -452,7 +463,9 @@ def long_items(pairs, src, tgt, rng, n, names) -> list[Item]:
     return items
 
 
-def make_variants(pairs: list[Pair], src: str, tgt: str, n: int, seed: int, pool, names, places):
+def make_variants(
+    pairs: list[Pair], src: str, tgt: str, n: int, seed: int, pool, names, places, read_pool
+):
     """Every variant's items (variant -> list of Item); the same for the same arguments."""
     rng = random.Random(seed)
     base = [Item(pairs[i].src, pairs[i].tgt, [i], pairs[i].tgt) for i in sample(len(pairs), n, rng)]
@@ -465,7 +478,8 @@ def make_variants(pairs: list[Pair], src: str, tgt: str, n: int, seed: int, pool
         "casual": [Item(casual(it.src), it.ref, it.parts, it.ref) for it in base],
         "paragraphs": paragraph_items(pairs, rng, n),
         "long": long_items(pairs, src, tgt, rng, n, names),
-        "numbers 2-3": several_number_items(pairs, src, tgt, rng, n, names),  # last: as before
+        "numbers 2-3": several_number_items(pairs, src, tgt, rng, n, names),  # then: as before
+        "names read": name_items(pairs, src, tgt, rng, n, read_pool, names, places),
     }
 
 
@@ -494,7 +508,7 @@ def score_variant(name: str, items: list[Item], hyp: dict, pairs, tgt, names) ->
     result["clean_bleu"] = bleu(clean_joined, [it.clean_ref for it in items])
     result["ratio"] = result["bleu"] / result["clean_bleu"] if result["clean_bleu"] else None
     show = lambda it, h: {"src": it.src, "ref": it.ref, "hyp": h, "expect": it.expect}  # noqa: E731
-    if name in ("names", "numbers", "numbers 2-3"):
+    if name in ("names", "numbers", "numbers 2-3", "names read"):
         copied = [copies(h, it) for it, h in zip(items, hypotheses, strict=True)]
         result["copied"] = sum(copied) / len(items)
         by_kind = {}
@@ -561,8 +575,9 @@ def run_model(model: Path, data, src, tgt, n: int, seed: int, beam_size: int = 4
     pairs = read_pairs(tsv, columns, src, tgt)
     seen = train.words()
     pool = name_pool(seed, seen)
+    read_pool = name_pool(seed, seen, read=True)
     names, places = name_candidates(pairs, src, tgt)
-    variants = make_variants(pairs, src, tgt, n, seed, pool, names, places)
+    variants = make_variants(pairs, src, tgt, n, seed, pool, names, places, read_pool)
     sources = {it.src for items in variants.values() for it in items}
     sources |= {pairs[i].src for items in variants.values() for it in items for i in it.parts}
     sources = sorted(sources)
@@ -577,7 +592,8 @@ def run_model(model: Path, data, src, tgt, n: int, seed: int, beam_size: int = 4
         "model": str(model), "data": str(tsv), "src": src, "tgt": tgt, "seed": seed,
         "sentences": n, "beam_size": beam_size, "dev_pairs": len(pairs),
         "names_checked_unseen_in": " + ".join(train.names) or None,
-        "name_pool": {k: len(v) for k, v in pool.items()}, "translated": len(sources),
+        "name_pool": {k: len(v) for k, v in pool.items()},
+        "read_name_pool": {k: len(v) for k, v in read_pool.items()}, "translated": len(sources),
         "translate_seconds": time.perf_counter() - started, "variants": scores,
     }  # fmt: skip
 
@@ -586,14 +602,14 @@ def table(results: list[dict]) -> str:
     columns = ["caps", "title", "casual", "paragraphs", "long"]
     pct = lambda x: "n/a" if x is None else f"{100 * x:.0f}%"  # noqa: E731
     lines = [
-        "| model | names copied | numbers copied | 2-3 numbers copied | "
+        "| model | names copied | numbers copied | 2-3 numbers copied | names read copied | "
         + " | ".join(columns)
         + " | clean BLEU |",
-        "| --- " * (len(columns) + 5) + "|",
+        "| --- " * (len(columns) + 6) + "|",
     ]
     for r in results:
         v = r["variants"]
-        copied = ("names", "numbers", "numbers 2-3")
+        copied = ("names", "numbers", "numbers 2-3", "names read")
         cells = [pct(v[k].get("copied")) + f" ({v[k]['items']})" for k in copied if k in v]
         cells += [pct(v[k].get("ratio")) for k in columns]
         name = f"{r['src']} → {r['tgt']}"

@@ -51,9 +51,10 @@ def pool():
     return rb.name_pool(rb.SEED, set(), per_locale=4)
 
 
-def variants(pool, seed=rb.SEED, n=6):
+def variants(pool, seed=rb.SEED, n=6, read_pool=None):
     names, places = rb.name_candidates(PAIRS, "es", "en")
-    return rb.make_variants(PAIRS, "es", "en", n, seed, pool, names, places)
+    read_pool = read_pool or {"first": ["Pedro"], "full": ["Ana López"], "city": []}
+    return rb.make_variants(PAIRS, "es", "en", n, seed, pool, names, places, read_pool)
 
 
 def test_variants_are_the_same_for_a_seed_and_differ_for_another(pool):
@@ -102,6 +103,24 @@ def test_names_come_from_the_data_and_are_replaced_on_both_sides(pool):
         assert item.expect[0] in pool["city" if item.kind == "city" else item.kind]
         original = re.findall(r"\b(?:Tom|Mary|Boston)\b", PAIRS[item.parts[0]].src)
         assert len(re.findall(r"\b(?:Tom|Mary|Boston)\b", item.src)) == len(original) - 1
+
+
+def test_names_read_in_training_are_people_whose_every_word_was_read(pool):
+    read = {w for name in pool["first"] + pool["full"] for w in rb.WORD.findall(name)}
+    read = set(sorted(read)[::2])  # half of them
+    found = rb.name_pool(rb.SEED, read, per_locale=4, read=True)
+    assert found["first"] and found["full"] and found["city"] == []
+    assert all(set(rb.WORD.findall(n)) <= read for kind in found.values() for n in kind)
+    items = variants(pool, n=0, read_pool=found)["names read"]
+    assert len(items) == 4  # a name in each pair, but not in a place's ("vivir en Boston")
+    for item in items:
+        assert item.kind in ("first", "full") and item.expect[0] in item.src
+        assert item.expect[0] in found[item.kind] and item.count == item.ref.count(item.expect[0])
+    # drawn last: the other variants are as they were without it
+    others = variants(pool, read_pool={"first": ["Zzz"], "full": ["Zzz Yyy"], "city": []})
+    assert {k: v for k, v in others.items() if k != "names read"} == {
+        k: v for k, v in variants(pool).items() if k != "names read"
+    }
 
 
 def test_french_elision_follows_the_new_name():

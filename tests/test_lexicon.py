@@ -10,7 +10,8 @@ from heedful.bundled import model_dir
 from heedful.casing import uncapitalise
 from heedful.explain.paragraphs import block_diagonal
 from heedful.explain.words import to_words
-from heedful.lexicon import FILE, Lexicon, strip_accents
+from heedful.lexicon import FILE, RARE, Lexicon, strip_accents
+from heedful.names import People, people
 from heedful.translator import Translator
 
 SPANISH = Lexicon.count(
@@ -34,7 +35,6 @@ def test_words_are_counted_in_lower_case_most_frequent_first_and_written(tmp_pat
     assert SPANISH.words[:4] == ["el", "baño", "casa", "está"]  # 3, 2, 2, 2 times
     SPANISH.write(tmp_path)
     assert Lexicon.load(tmp_path).words == SPANISH.words
-    assert (tmp_path / FILE).read_text(encoding="utf-8").startswith("el\nbaño\n")
     assert Lexicon.load(tmp_path / "nowhere") is None
 
 
@@ -84,6 +84,107 @@ def test_capitalised_words_never_read_are_names_with_their_capitalised_neighbour
     assert SPANISH.knows("vera") and not SPANISH.knows("vera", accents=False)
 
 
+def test_each_word_s_count_is_written_after_a_tab_and_a_list_without_counts_still_loads(
+    tmp_path,
+):
+    SPANISH.write(tmp_path)
+    assert (tmp_path / FILE).read_text(encoding="utf-8").startswith("el\t3\nbaño\t2\n")
+    again = Lexicon.load(tmp_path)
+    assert again.forms == SPANISH.forms and again.counts == SPANISH.counts
+    assert again.counts["tom"] == 1 and again.counts["el"] == 3
+    (tmp_path / FILE).write_text("el\nTom\n", encoding="utf-8")  # a list written before counts
+    old = Lexicon.load(tmp_path)
+    assert old.forms == ["el", "Tom"] and old.counts is None
+
+
+# people as Faker would list them, for the tests that need no Faker
+PEOPLE = People(
+    names=frozenset(
+        {"Pedro", "Tom", "Lucía", "Rosa", "Castillo", "Mayo", "Max", "Kwame", "Mensah", "Dale"}
+        | {"Lee"}
+    ),
+    first=frozenset({"Pedro", "Tom", "Lucía", "Rosa", "Max", "Kwame", "Dale"}),
+)
+RARELY = Lexicon.count(
+    ["Tom vino con Pedro.", "Tom lucía feliz.", "Me gusta el color rosa.", "Rosa vino."]
+    + ["Mi hermano se llama Tom.", "Mi hermana vive aquí.", "Es mi perro.", "Me llamo Tom."]
+    + ["Vino Tom."] * RARE
+)
+
+
+def test_a_person_s_name_read_too_seldom_or_only_as_a_common_word_is_a_name_to_keep():
+    def kept(text, **kw):
+        return [text[a:b] for a, b in RARELY.unseen_names(text, PEOPLE, **kw)]
+
+    # "Pedro": read once, capitalised; "Tom": often; neither was a name before counts
+    assert kept("Mi hermano se llama Pedro.") == ["Pedro"]
+    assert kept("Pedro vive aquí.") == ["Pedro"]  # opening the sentence too
+    assert kept("Mi hermano se llama Tom.") == []
+    # "Lucía", "Rosa": read only as "lucía" (the verb), "rosa" (pink), and as an opening
+    # word; a first name capitalised inside a sentence is the name, opening one it may not be
+    assert kept("Me llamo Lucía y vive aquí.") == ["Lucía"]
+    assert kept("Mi hermana Rosa vino.") == ["Rosa"]
+    assert kept("Rosa es mi color.") == []  # opening: maybe pink
+    assert kept("Me gusta el color rosa.") == []
+    assert kept("Me llamo Lucía.") == ["Lucía"]
+    assert RARELY.unseen_names("Me llamo Lucía.") == []  # no people given
+    # without counts (a list written before them), only the common-word rule holds
+    uncounted = Lexicon(RARELY.forms)
+    assert uncounted.unseen_names("Se llama Pedro.", PEOPLE) == []
+    assert uncounted.unseen_names("Se llama Lucía.", PEOPLE) == [(9, 14)]
+
+
+def test_a_name_read_seldom_takes_in_no_word_the_model_reads_as_a_common_one():
+    lexicon = Lexicon.count(["El presidente vino.", "Vino con Reagan.", "Vino Port."] * 2)
+    people = People(names=frozenset({"Reagan"}), first=frozenset({"Reagan"}))
+
+    def kept(text):
+        return [text[a:b] for a, b in lexicon.unseen_names(text, people)]
+
+    assert kept("Vino el Presidente Reagan.") == ["Reagan"]  # "presidente": a common word
+    assert kept("Vino Port Reagan.") == ["Port Reagan"]  # "Port" is read capitalised
+    assert kept("Vino el Presidente Kwame.") == ["Presidente Kwame"]  # never read: as before
+
+
+def test_in_all_caps_only_names_count_not_every_word_never_read():
+    def kept(text):
+        found = RARELY.unseen_names(text, PEOPLE, capitals=True)
+        return [text[a:b] for a, b in found]
+
+    assert kept("MI PERRO SE LLAMA MAX.") == ["MAX"]  # never read, and a name
+    assert kept("NO TE ALEJES.") == []  # never read, but no name: a rare word
+    assert kept("ME GUSTA EL COLOR ROSA.") == []  # "ROSA" may be pink
+    assert kept("VINO PEDRO CON KWAME MENSAH.") == ["PEDRO", "KWAME MENSAH"]
+    assert kept("VINO TOM CON KWAME.") == ["KWAME"]  # "TOM" is read capitalised, but often
+
+
+def test_a_first_name_and_a_last_name_are_a_full_name_even_if_each_is_a_word():
+    lexicon = Lexicon.count(
+        ["Dale un beso.", "Ella lee mucho.", "Se fue en mayo."] + ["Vino Tom con Lee."] * 6
+    )
+
+    def kept(text):
+        return [text[a:b] for a, b in lexicon.unseen_names(text, PEOPLE)]
+
+    assert kept("Dale Lee vino.") == ["Dale Lee"]  # "dale", "lee": words, but a name together
+    assert kept("Dale un beso.") == [] and kept("Vino Tom.") == []
+    assert kept("Vino Tom Lee.") == []  # both read as names, often: the model knows them
+    assert kept("Vino Tom Lee Castillo.") == ["Tom Lee Castillo"]  # "Lee Castillo" is a name
+    assert kept("VINO TOM.") == []
+
+
+def test_people_are_faker_s_first_and_last_names_of_the_language_s_countries():
+    spanish, english = people("es"), people("en")
+    assert {"Pedro", "Lucía", "María", "García"} <= spanish.names
+    assert {"Lucía", "María"} <= spanish.women and "Pedro" not in spanish.women
+    assert "García" not in spanish.first and "Mayo" not in spanish.first
+    assert "May" in english.names and "May" not in english.first  # a month, the modal "may"
+    assert people("xx") == People()
+    everyone = people("*")  # many languages': "Lajos" (Hungarian), "Kwame" (Akan)
+    assert {"Lajos", "Kwame", "María", "Max"} <= everyone.first and "Kiss" in everyone.names
+    assert everyone.first.isdisjoint({"May", "April", "June", "August", "Mayo", "Abril"})
+
+
 def test_accents_typed_without_are_put_back_on_words_never_read_only():
     assert strip_accents("baño está ß") == "bano esta ß"
     # "esta" is a word of its own: left as typed; "bano" and "tambien" never were
@@ -110,6 +211,26 @@ def test_the_bundled_models_list_their_training_words():
 )
 def test_names_the_model_never_read_survive_translation(bundled, name, text, kept):
     assert kept in bundled[name].translate([text])[0]
+
+
+@pytest.mark.parametrize(
+    "name, text, kept",
+    [
+        ("es-en", "Mi hermano se llama Pedro.", "Pedro"),  # "My brother is called a ring."
+        ("es-en", "Me llamo Lucía y vivo en Sevilla.", "Lucía"),  # "My name was Lucia and ..."
+        ("es-en", "MI PERRO SE LLAMA MAX.", "MAX"),  # "MY DOG IS CALLED A MAGIC."
+        ("en-fr", "MY DOG IS CALLED MAX.", "MAX"),  # "MON CHIEN EST APPELÉ AU MAX."
+        ("es-en", "Quisiera conocer a John Johnson.", "John Johnson"),  # "... meet Johnson."
+        ("en-fr", "Thomas Long and Mary grew up together.", "Thomas Long"),  # "Thomas et Marie"
+        ("en-fr", "Christopher North deserves punishment.", "Christopher North"),  # "Nord"
+    ],
+)
+def test_names_read_too_seldom_or_in_capitals_survive_translation(bundled, name, text, kept):
+    assert kept in bundled[name].translate([text])[0]
+
+
+def test_a_woman_s_name_gets_a_woman_s_placeholder_so_the_words_agree(bundled):
+    assert bundled["en-fr"].translate(["Jennifer is tired."]) == ["Jennifer est fatiguée."]
 
 
 def test_casual_typing_without_accents_is_translated_as_with_them(bundled):

@@ -2,7 +2,8 @@
 
 A model directory may hold ``source-words.txt``: every word of the training sources, one a line,
 the most frequent first (``heedful train`` writes it; ``Lexicon.count``), in lower case unless
-the training text usually writes it otherwise inside a sentence ("Lisboa", "Tom", "I"). Three
+the training text usually writes it otherwise inside a sentence ("Lisboa", "Tom", "I"), and
+after a tab how many times it was read (older lists have no counts). Three
 uses follow:
 
 * **Usual case.** An ALL CAPS or Title Case sentence is given to the model as usually written
@@ -13,7 +14,13 @@ uses follow:
   word, with the capitalised words next to it ("Port Muhima", "Simon Sykes"), is a span for
   heedful.protect to keep from the model. Without a word list, heedful.names.rare_names
   guesses from how many pieces the vocabulary cuts a word into, and leaves a lone first word
-  alone (it may be a rare verb); with one, the first word is judged like any other.
+  alone (it may be a rare verb); with one, the first word is judged like any other. So is a
+  person's name (heedful.names.person_names) that the model read too seldom to know as one:
+  at most ``RARE`` times ("Pedro", once in Tatoeba's Spanish, in "como Pedro por su casa":
+  "Mi hermano se llama Pedro." gave "My brother is called a ring."), or only as a common word
+  ("Lucía", the verb: "Me llamo Lucía" lost the name) where it is capitalised inside a
+  sentence. In ALL CAPS, the words it never read are names ("MI PERRO SE LLAMA MAX." gave
+  "MY DOG IS CALLED A MAGIC.").
 * **Accents typed without.** "donde esta el bano": a word the model never read that, with its
   accents, is a word it did ("bano" -> "baño"; the most frequent if several) is given to the
   model with them. A word it read ("esta", "el") is left as typed: which one the writer meant is
@@ -29,10 +36,11 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
-from heedful.names import first_letter, name_runs
+from heedful.names import People, first_letter, name_runs, next_to
 from heedful.textmap import Span
 
 FILE = "source-words.txt"
+RARE = 5  # a person's name read this few times is protected as if never read ("Pedro": once)
 _PART = re.compile(r"[^\W\d_]+")  # the letters of a word; "S'fiso", "Nimrat-Cola" have two
 _OPENING = ".!?¡¿:;\"'«»“”„—–-(…"  # after these a word may open a sentence, or a quotation
 _WORD = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")
@@ -41,9 +49,11 @@ _WORD = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")
 class Lexicon:
     """Words, most frequent first: ``words`` in lower case, ``forms`` as usually written."""
 
-    def __init__(self, forms: Iterable[str]):
+    def __init__(self, forms: Iterable[str], counts: Iterable[int] | None = None):
         self.forms = list(forms)
         self.words = [form.lower() for form in self.forms]
+        # how many times each word was read, in any case; None for a list without counts
+        self.counts = None if counts is None else dict(zip(self.words, counts, strict=True))
         self._known = set(self.words)
         self._usual = {form.lower(): form for form in self.forms if not form.islower()}
         self._accented: dict[str, str] = {}  # the word without accents -> the most frequent
@@ -71,7 +81,7 @@ class Lexicon:
             if (n, form) > usual.get(low, (0, "")):
                 usual[low] = (n, form)
         ranked = sorted(counts, key=lambda w: (-counts[w], w))
-        return cls(usual.get(w, (0, w))[1] for w in ranked)
+        return cls([usual.get(w, (0, w))[1] for w in ranked], [counts[w] for w in ranked])
 
     @classmethod
     def load(cls, directory: str | Path) -> Lexicon | None:
@@ -79,13 +89,20 @@ class Lexicon:
         path = Path(directory) / FILE
         if not path.is_file():
             return None
-        return cls(path.read_text(encoding="utf-8").split())
+        lines = [line.split("\t") for line in path.read_text(encoding="utf-8").split("\n") if line]
+        counts = [int(line[1]) for line in lines] if all(len(ln) == 2 for ln in lines) else None
+        return cls([line[0].strip() for line in lines], counts)
 
     def write(self, directory: str | Path) -> None:
         """Into a model directory, whole or not at all."""
         path = Path(directory) / FILE
         partial = path.with_name(f".{FILE}.partial")
-        partial.write_text("".join(f"{w}\n" for w in self.forms), encoding="utf-8")
+        if self.counts is None:
+            lines = [f"{form}\n" for form in self.forms]
+        else:
+            counts = [self.counts[word] for word in self.words]
+            lines = [f"{form}\t{n}\n" for form, n in zip(self.forms, counts, strict=True)]
+        partial.write_text("".join(lines), encoding="utf-8")
         os.replace(partial, path)
 
     def __len__(self) -> int:
@@ -103,18 +120,82 @@ class Lexicon:
         low = word.lower()
         return self._usual.get(low, low) if low in self._known else None
 
-    def unseen_names(self, text: str) -> list[Span]:
-        """Runs of capitalised words, next to one another, with a word the model never read:
-        "Habibu", "Port Muhima", "Vladimíra Němečková". A known first word of the sentence
-        ("Ayer Kwame vino.") is not part of the name, nor is a lone capital ("I")."""
+    def unseen_names(
+        self, text: str, people: People | None = None, *, capitals: bool = False
+    ) -> list[Span]:
+        """Runs of capitalised words, next to one another, with a name the model cannot read:
+        a word it never read ("Habibu", "Port Muhima", "Vladimíra Němečková"); a name of
+        ``people`` (heedful.names.people) that it read at most ``RARE`` times ("Pedro"), or a
+        first name that, inside the sentence, it read only as a common word ("Lucía"); a first
+        name and a last name ("Dale Lee", "John Johnson": the model kept one of the two),
+        unless it reads both as names ("Tom French", of "I taught Tom French"). A known first
+        word of the sentence ("Ayer Kwame vino.") is not part of the name, nor is a lone
+        capital ("I"). With ``capitals`` (an ALL CAPS sentence), where a word the model never
+        read is mostly a rare word ("ALEJES"), a name must be one of ``people`` ("MAX"), and
+        only the words the training text writes capitalised join it."""
         words = [m for m in _WORD.finditer(text) if m.group()[0].isupper()]
         opening = first_letter(text)
-        joins = [
-            len(m.group()) > 1 and not (m.start() == opening and self.knows(m.group()))
-            for m in words
-        ]
-        seeds = [not self.knows(m.group(), accents=False) for m in words]  # "Vera", not "verá"
-        return name_runs(text, words, seeds, joins, lone_opening=True)
+        people = people or People()
+        seeds, joins = [], []
+        for m in words:
+            word, inside = m.group(), m.start() != opening
+            if capitals:  # "ROSA" may be the colour: only a rare name counts
+                name = word.capitalize()
+                never = not self.knows(word) and name in people.names
+                seeds.append(never or self._person(name, people))
+                usual = self.usual_case(word) or "x"
+                joins.append(len(word) > 1 and (seeds[-1] or not usual.islower()))
+            else:
+                person = self._person(word, people, inside)
+                seeds.append(not self.knows(word, accents=False) or person)  # "Vera", not "verá"
+                joins.append(len(word) > 1 and (inside or seeds[-1] or not self.knows(word)))
+        for k in reversed(range(len(words) - 1) if not capitals else ()):
+            first, last = words[k].group(), words[k + 1].group()  # "Dale Lee", "María Teresa"
+            full = (
+                first in people.first and last in people.names and next_to(text, *words[k : k + 2])
+            )
+            read = self._read_capitalised(first) and self._read_capitalised(last)
+            if full and (not read or seeds[k + 1]):
+                seeds[k] = seeds[k + 1] = joins[k] = joins[k + 1] = True
+        runs = name_runs(text, words, seeds, joins, lone_opening=True)
+        return [span for run in runs if (span := self._trimmed(text, run, people))]
+
+    def _trimmed(self, text: str, run: Span, people: People) -> Span | None:
+        """``run`` without the words at its ends that are neither names nor read capitalised,
+        if the model read every word of it: "Reagan" of "President Reagan" (a name it read
+        seldom), where "Kwame" of "Port Kwame" keeps "Port"."""
+        words = list(_WORD.finditer(text, *run))
+        if any(not self.knows(m.group(), accents=False) for m in words):
+            return run
+
+        def kept(m: re.Match) -> bool:
+            usual = self.usual_case(m.group()) or ""
+            return m.group().capitalize() in people.names or not usual.islower()
+
+        while words and not kept(words[0]):
+            words.pop(0)
+        while words and not kept(words[-1]):
+            words.pop()
+        return (words[0].start(), words[-1].end()) if words else None
+
+    def _read_capitalised(self, word: str) -> bool:
+        """Whether the training text usually writes ``word`` capitalised and has it more than
+        ``RARE`` times: the model reads it ("Tom", "French" of "I taught Tom French")."""
+        usual = self.usual_case(word)
+        if usual is None or usual.islower():
+            return False
+        return self.counts is None or self.counts.get(word.lower(), 0) > RARE
+
+    def _person(self, word: str, people: People, inside: bool = False) -> bool:
+        """Whether ``word`` is a name of ``people`` that the model cannot be trusted to read as
+        one: read at most ``RARE`` times and usually capitalised, or a first name that, written
+        ``inside`` a sentence, the training text usually writes in lower case (a common word:
+        "Lucía", "Rosa"; not a month: "May")."""
+        usual = self.usual_case(word)
+        if usual is None or usual.islower():
+            return inside and word in people.first
+        rare = self.counts is not None and self.counts.get(word.lower(), 0) <= RARE
+        return rare and word in people.names
 
     def restore_accents(self, text: str) -> str:
         """``text`` with each lower-case word the model never read, typed without accents,

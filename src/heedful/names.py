@@ -6,9 +6,14 @@ and words in mixed case ("YouTube", "iOS")."""
 
 from __future__ import annotations
 
+import importlib
 import re
+from collections import Counter
 from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from functools import cache
 
+from heedful.dates import MONTHS, WEEKDAYS
 from heedful.textmap import Span
 
 
@@ -154,12 +159,12 @@ def name_runs(
         if not seeds[k]:
             continue
         first = last = k
-        while first > 0 and joins[first - 1] and _next_to(text, words[first - 1], words[first]):
+        while first > 0 and joins[first - 1] and next_to(text, words[first - 1], words[first]):
             first -= 1
         while (
             last + 1 < len(words)
             and joins[last + 1]
-            and _next_to(text, words[last], words[last + 1])
+            and next_to(text, words[last], words[last + 1])
         ):
             last += 1
         if not lone_opening and first == last and words[first].start() == first_letter(text):
@@ -178,5 +183,72 @@ def first_letter(text: str) -> int:
     return -1 if match is None else match.start()
 
 
-def _next_to(text: str, left: re.Match, right: re.Match) -> bool:
+def next_to(text: str, left: re.Match, right: re.Match) -> bool:
+    """Whether ``left`` and ``right`` are one space apart in ``text``."""
     return text[left.end() : right.start()] == " "
+
+
+# Faker's person providers for each language's names: several countries' first and last names
+PERSON_LOCALES = {
+    "en": ("en_US", "en_GB", "en_IE", "en_IN", "en_NZ"),
+    "es": ("es_ES", "es_MX", "es_AR", "es_CO", "es_CL"),
+    "fr": ("fr_FR", "fr_CA", "fr_CH"),
+    "de": ("de_DE", "de_AT", "de_CH"),
+    "it": ("it_IT",),
+    "pt": ("pt_PT", "pt_BR"),
+}
+# "*": people of many languages, for a full name or a name in capitals ("LAJOS KISS", "MAX")
+PERSON_LOCALES["*"] = tuple(sorted({loc for locs in PERSON_LOCALES.values() for loc in locs})) + (
+    "en_NG", "en_KE", "pl_PL", "nl_NL", "tr_TR", "sv_SE", "cs_CZ", "hu_HU", "fi_FI", "ro_RO",
+    "hr_HR", "id_ID", "vi_VN", "tw_GH", "yo_NG", "zu_ZA", "sw", "fil_PH", "ga_IE",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class People:
+    """Names of people in a language's countries, from Faker's locale data, each word of them:
+    ``names`` first and last ("María", "Castillo"), ``first`` the first names but the months'
+    and weekdays' ("May"), ``women`` the first names given to women more than to men."""
+
+    names: frozenset[str] = frozenset()
+    first: frozenset[str] = frozenset()
+    women: frozenset[str] = frozenset()
+
+
+@cache
+def people(language: str) -> People:
+    """``language``'s ``People`` ("*": many languages'); none for a language ``PERSON_LOCALES``
+    does not list."""
+    first = set(_faker_names(language, ("first_names",)))
+    languages = MONTHS if language == "*" else [language]
+    dates = {
+        w.capitalize()
+        for lang in languages
+        for w in [*MONTHS.get(lang, ()), *WEEKDAYS.get(lang, ())]
+    }
+    # by a name's first word ("José María" is a man, "María José" a woman), in more of the
+    # locales' lists of women than of men (es_ES lists "María" among men's names too)
+    women = Counter(_faker_names(language, ("first_names_female",), opening=True))
+    women.subtract(_faker_names(language, ("first_names_male",), opening=True))
+    return People(
+        frozenset(first | set(_faker_names(language, ("last_names",)))),
+        frozenset(first - dates),
+        frozenset(name for name, n in women.items() if n > 0),
+    )
+
+
+def _faker_names(language: str, attributes: tuple[str, ...], opening: bool = False) -> list[str]:
+    """The words of the names the locales' person providers list as ``attributes``; with
+    ``opening``, each name's first word only."""
+    out = []
+    for locale in PERSON_LOCALES.get(language, ()):
+        try:
+            provider = importlib.import_module(f"faker.providers.person.{locale}").Provider
+        except ImportError:
+            continue
+        for attribute in attributes:
+            names = getattr(provider, attribute, ())
+            if isinstance(names, tuple | list | dict):  # not a property some locales compute
+                words = [re.split(r"[ -]", str(n))[: 1 if opening else None] for n in names]
+                out += [w for ws in words for w in ws if w[:1].isupper()]
+    return out

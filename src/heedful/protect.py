@@ -62,6 +62,7 @@ place was as often written out in words ("%d deux cents") as copied.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 import phonenumbers
@@ -293,6 +294,7 @@ def protect(
     target: str | None = None,
     extra: list[Span] = (),
     kept: list[Span] = (),
+    women: Collection[Span] = (),
 ) -> Protected | None:
     """``text`` with its spans replaced by placeholders it does not already hold (numbers for
     numbers, cities for URLs and addresses, people for ``extra``, weekdays for dates written with
@@ -300,7 +302,8 @@ def protect(
     languages, for writing numbers and dates. ``extra``: names to protect (heedful.names),
     where they overlap none of the other spans; ``kept``: other spans to copy as they are
     (heedful.typography.unreadable_symbols), each in place of the spans it overlaps ("£5", not
-    "5")."""
+    "5"); ``women``: those of ``extra`` that name a woman, who gets a woman's placeholder
+    ("Mary"), as a woman's title gets ("Mrs. Smith")."""
     dates = dict(find_dates(text, source)) if target in WEEKDAYS else {}
     phones = [p for p in find_phone_numbers(text, source) if not any(_overlap(p, k) for k in kept)]
     kept = list(kept) + phones
@@ -323,7 +326,8 @@ def protect(
             pool, original = free[days], write_date(dates[start, end], target)
         elif (start, end) in names:  # "Sra. Ruiz": a woman for her ("Mary"), "Mrs. Ruiz" in English
             pool, original = free[PEOPLE], write_title(span, source, target)
-            if feminine_title(span, source) and any(p in WOMEN for p in pool):
+            woman = feminine_title(span, source) or (start, end) in women
+            if woman and any(p in WOMEN for p in pool):
                 pool.insert(0, pool.pop(next(k for k, p in enumerate(pool) if p in WOMEN)))
         elif re.fullmatch(_ORDINAL, span):  # "2nd": "12" for the model, "2e" in French
             pool = free[SHORT_NUMBERS] or free[NUMBERS]

@@ -40,7 +40,7 @@ from heedful.decoding import DecodingOptions
 from heedful.explain.alignment_choice import align_pair
 from heedful.explain.alignment_spans import WordLink, copied, in_order
 from heedful.explain.words import STANDALONE, to_words
-from heedful.names import mixed_case, rare_names, titled_names, unreadable_letters
+from heedful.names import mixed_case, people, rare_names, titled_names, unreadable_letters
 from heedful.protect import PEOPLE, Protected, find_spans, protect
 from heedful.segment import Paragraph, is_marker, titles
 from heedful.textmap import Span
@@ -236,14 +236,21 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
             # a title and the name after it, in Title Case too ("Dear Mrs. Smith,", "Dr. John
             # Brown" signing a letter gave "Dar Monsieur, la fumée." and "Buvez John marron")
             extra += titled_names(sentence, titles(source), source)  # "Sr. Pérez", "Dr. Smith"
-        if translator.protect_names and not is_title_case(sentence, (), usual) and not in_capitals:
-            if lexicon is not None:
-                names = lexicon.unseen_names(sentence)
+        names = []
+        capitals = in_capitals or is_all_caps(sentence)
+        if translator.protect_names and lexicon is not None and capitals:
+            names = lexicon.unseen_names(sentence, people("*"), capitals=True)  # "MAX"
+        elif translator.protect_names and not is_title_case(sentence, (), usual):
+            if lexicon is not None:  # "Kwame", "Pedro", "Dale Lee"
+                names = lexicon.unseen_names(sentence, people("*"))
             else:
                 names = rare_names(sentence, lambda w: len(translator.tokenizer.encode(w)) - 1)
-            extra += names + mixed_case(sentence)  # "YouTube"
+            extra += mixed_case(sentence)  # "YouTube"
+        extra += names
+        # a woman's first name: a woman's placeholder, for the words that agree with it
+        women = [n for n in names if _first_word(sentence[n[0] : n[1]]) in people(source).women]
         extra = _union(extra)
-        protected = protect(sentence, source, target, extra, symbols)
+        protected = protect(sentence, source, target, extra, symbols, women)
     text = sentence if protected is None else protected.text
     quotes = None
     if unknown:  # "“Hola”" as '"Hola"', if the vocabulary lacks “ and ”
@@ -270,6 +277,10 @@ def _has_words(prepared: Prepared) -> bool:
         if placeholder not in PEOPLE:
             text = text.replace(placeholder, " ")
     return any(c.isalpha() for c in text)
+
+
+def _first_word(name: str) -> str:
+    return name.split()[0].capitalize() if name.split() else ""
 
 
 def _union(spans: list[Span]) -> list[Span]:
