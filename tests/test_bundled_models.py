@@ -79,14 +79,14 @@ def test_a_name_with_a_letter_the_model_cannot_read_stays_in_the_source(translat
     """A word that mixes known and unknown characters is not carried: the model reads part of
     it (and heedful.names keeps it from the model as a name)."""
     es_en = translators["es-en"]
-    text = "Su nombre es Tiên."
+    text = "Su nombre es Jūratė."  # "ū", "ė": not in the vocabulary ("ê" of "Tiên" is now)
     ids = es_en.tokenizer.encode(text)
     assert es_en.tokenizer.unk_id in ids
     assert _split_unreadable(es_en, text, ids) is None  # nothing carried
     assert _split_unreadable(es_en, "Su nombre es 王.", es_en.tokenizer.encode("Su nombre es 王."))
     as_given = Translator(es_en.model, es_en.tokenizer, {"generation": {"carry_unreadable": False}})
     translation = es_en.translate([text])[0]
-    assert translation == as_given.translate([text])[0] and "Tiên" in translation
+    assert translation == as_given.translate([text])[0] and "Jūratė" in translation
 
 
 @pytest.mark.slow

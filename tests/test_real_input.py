@@ -317,11 +317,12 @@ def test_numbers_are_written_the_target_languages_way():
     [
         ("es-en", f"Escríbeme a {EMAIL} mañana.", [EMAIL]),
         ("en-fr", f"Visit {URL} for details.", [URL]),
-        ("es-en", f"Llama al {PHONE}.", [PHONE]),
+        ("es-en", "Llama al +34 612 345 678.", ["+34 612 345 678"]),  # "612 345 3458"
         ("es-en", f"Mi web es {URL} y mi correo {EMAIL}.", [URL, EMAIL]),
         ("en-fr", f"WRITE TO {EMAIL} TODAY.", [EMAIL]),
-        # units: "5 kicked", "120 cym", "30 Ó" before; "10 kma", "200 gourts", "90 mûres"
-        ("es-en", "El paquete pesa 5 kg y la mesa mide 120 cm.", ["5 kg", "120 cm"]),
+        # units: "5 kicked", "120 cym", "30 Ó" before; "10 kma", "200 gourts", "90 mûres"; the
+        # es -> en model of 6 December copies "5 kg" itself, not "1,85 m" ("1.85 of mine")
+        ("es-en", "La mesa mide 1,85 m y pesa 72,5 kg.", ["1.85 m", "72.5 kg"]),
         ("es-en", "La temperatura es de 30 °C.", ["30 °C"]),
         ("en-fr", "I ran 10 km yesterday.", ["10 km"]),
         ("en-fr", "The car goes 90 mph.", ["90 mph"]),
