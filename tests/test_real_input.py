@@ -421,8 +421,12 @@ def test_a_title_and_the_name_after_it_are_one_name():
     def found(text, language):
         return [text[a:b] for a, b in titled_names(text, titles(language), language)]
 
+    # a Spanish title's article is the name's too: English and French drop it
     assert found("Veo al Sr. Pérez y a la Dra. María López-Ruiz.", "es") == [
-        "Sr. Pérez", "Dra. María López-Ruiz"]  # fmt: skip
+        "Sr. Pérez", "la Dra. María López-Ruiz"]  # fmt: skip
+    assert found("El Sr. García llegó.", "es") == ["El Sr. García"]
+    assert found("Hablé con Ela y la Sra. Gil.", "es") == ["la Sra. Gil"]
+    assert found("I met the Dr. Smith.", "en") == ["Dr. Smith"]  # articles in Spanish only
     assert found("I met Dr. O'Brien and Mrs. Smith.", "en") == ["Dr. O'Brien", "Mrs. Smith"]
     # not a title: lower case, not followed by a name, or the sentence's first word
     assert found("Compré pan, etc. Luego volví.", "es") == []
@@ -449,6 +453,13 @@ def test_a_person_placeholder_is_found_in_the_target_language_s_form(bundled):
     assert protect("Marie y Okafor.", "es", "en", [(8, 14)]).placeholders == ["Tom"]
 
 
+def test_a_spanish_title_s_article_goes_with_it_on_the_bundled_model(bundled):
+    """The es -> en model of 6 December wrote "The Mr. García arrived late."."""
+    found = bundled["es-en"].translate(["El Sr. García llegó tarde.", "Vi a la Sra. Gil ayer."])
+    assert found[0].startswith("Mr. García ") and "the Mrs." not in found[1].lower(), found
+    assert "Mrs. Gil" in found[1], found
+
+
 def test_a_title_and_its_name_are_kept_in_title_case_too(bundled):
     """A letter's salutation and signature are in Title Case, where unseen names are not looked
     for; a title still marks a name. Before: "Dar Monsieur, la fumée." and "Buvez John marron"."""
@@ -464,6 +475,8 @@ def test_a_title_and_its_name_are_kept_in_title_case_too(bundled):
         ("es", "en", "Sra. Ruiz Gil", "Mrs. Ruiz Gil", True),
         ("es", "fr", "Srta. Vega", "Mlle Vega", True),
         ("es", "en", "Dra. Gil", "Dr. Gil", True),
+        ("es", "en", "el Sr. Pérez", "Mr. Pérez", False),  # was "The Mr. García arrived late."
+        ("es", "fr", "La Sra. Ruiz", "Mme Ruiz", True),
         ("en", "fr", "Mr.", "M.", False),
         ("en", "fr", "Dr Smith", "Dr Smith", False),
         ("en", "es", "Ms. Smith", "Sra. Smith", True),

@@ -69,7 +69,9 @@ def titled_names(text: str, titles: Collection[str], language: str | None = None
         while (name := _NAME_WORD.match(text, end)) and name.group(1).istitle():
             end = name.end()
         if end > title.end():
-            out.append((title.start(), end))
+            article = _ARTICLE.get(language or "")
+            before = article.search(text, 0, title.start()) if article else None
+            out.append((before.start() if before else title.start(), end))
         elif (couple := _AND_TITLE.match(text, end)) and _is_person_title(
             couple.group(1), couple.group(2), person
         ):
@@ -102,9 +104,11 @@ FEMININE_TITLES = {"missus", "ms", "miss", "dra", "profa"}
 
 def write_title(name: str, source: str | None, target: str | None) -> str:
     """``name`` (a span of ``titled_names``, or any name) with its opening title written the
-    ``target`` language's way: "Sr. Pérez" -> "Mr. Pérez" (en), "M. Pérez" (fr); as it is if it
-    opens with no title of ``source``'s, or either language has no titles here."""
+    ``target`` language's way: "Sr. Pérez" -> "Mr. Pérez" (en), "M. Pérez" (fr), "el Sr. Pérez"
+    -> "Mr. Pérez" (the article goes: "The Mr. García arrived late."); as it is if it opens
+    with no title of ``source``'s, or either language has no titles here."""
     written = _WRITTEN_TITLES.get(target or "")
+    name = _without_article(name, source) if written else name
     opening = _opening_title(name, source)
     if not written or opening is None:
         return name
@@ -123,10 +127,17 @@ def feminine_title(name: str, source: str | None) -> bool:
 def _opening_title(name: str, language: str | None) -> tuple[re.Match, str] | None:
     """The person's title ``name`` opens with in ``language``, and what it is ("mister")."""
     person = PERSON_TITLES.get(language or "", {})
-    title = _TITLE.match(name)
+    title = _TITLE.match(_without_article(name, language))
     if title is None or not _is_person_title(title.group(1), title.group(2), person):
         return None
     return title, person[title.group(1).lower()]
+
+
+def _without_article(name: str, language: str | None) -> str:
+    """``name`` without the article a title takes before it in ``language`` ("el Sr. Pérez")."""
+    article = _ARTICLE.get(language or "")
+    found = re.match(article.pattern.replace("$", ""), name, re.IGNORECASE) if article else None
+    return name[found.end() :] if found and found.end() < len(name) else name
 
 
 def _is_person_title(word: str, dot: str, person: dict[str, str]) -> bool:
@@ -143,6 +154,9 @@ def mixed_case(text: str) -> list[Span]:
 
 _MIXED = re.compile(r"(?<![\w'’-])[^\W\d_]*[a-zà-ÿ][A-ZÀ-Þ][^\W\d_]*(?:['’][^\W\d_]+)?(?![\w'’-])")
 _TITLE = re.compile(r"(?<![\w.])([^\W\d_]{1,5})(\.?)(?=[ -]|$)")
+# the article a person's title takes in a language, which the title's translation drops ("el
+# Sr. García llegó" -> "Mr. García arrived", "la Sra. López" -> "Mme López")
+_ARTICLE = {"es": re.compile(r"(?<![\w'’])(?:el|la) $", re.IGNORECASE)}
 _AND_TITLE = re.compile(r" (?:and|y|et|&) ([^\W\d_]{1,5})(\.?)(?= [^\W\d_])")
 _NAME_WORD = re.compile(r"[ -]([^\W\d_]+(?:'[^\W\d_]+)?)")
 
