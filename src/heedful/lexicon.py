@@ -15,12 +15,13 @@ uses follow:
   heedful.protect to keep from the model. Without a word list, heedful.names.rare_names
   guesses from how many pieces the vocabulary cuts a word into, and leaves a lone first word
   alone (it may be a rare verb); with one, the first word is judged like any other. So is a
-  person's name (heedful.names.person_names) that the model read too seldom to know as one:
-  at most ``RARE`` times ("Pedro", once in Tatoeba's Spanish, in "como Pedro por su casa":
+  person's name (Faker's lists: heedful.names.people) that the model read too seldom to know as
+  one: at most ``RARE`` times ("Pedro", once in Tatoeba's Spanish, in "como Pedro por su casa":
   "Mi hermano se llama Pedro." gave "My brother is called a ring."), or only as a common word
   ("Lucía", the verb: "Me llamo Lucía" lost the name) where it is capitalised inside a
-  sentence. In ALL CAPS, the words it never read are names ("MI PERRO SE LLAMA MAX." gave
-  "MY DOG IS CALLED A MAGIC.").
+  sentence; and a first name with a last name ("Dale Lee"). In ALL CAPS, a person's name the
+  model never read is one ("MI PERRO SE LLAMA MAX." gave "MY DOG IS CALLED A MAGIC."); any
+  other word it never read is a rare word, not a name ("NO TE ALEJES").
 * **Accents typed without.** "donde esta el bano": a word the model never read that, with its
   accents, is a word it did ("bano" -> "baño"; the most frequent if several) is given to the
   model with them. A word it read ("esta", "el") is left as typed: which one the writer meant is
@@ -149,13 +150,12 @@ class Lexicon:
                 person = self._person(word, people, inside)
                 seeds.append(not self.knows(word, accents=False) or person)  # "Vera", not "verá"
                 joins.append(len(word) > 1 and (inside or seeds[-1] or not self.knows(word)))
-        for k in reversed(range(len(words) - 1) if not capitals else ()):
-            first, last = words[k].group(), words[k + 1].group()  # "Dale Lee", "María Teresa"
-            full = (
-                first in people.first and last in people.names and next_to(text, *words[k : k + 2])
-            )
+        full_names = [] if capitals else reversed(range(len(words) - 1))  # from the right
+        for k in full_names:  # "Dale Lee"; "María" of "María Teresa Puente" once "Teresa" is in
+            first, last = words[k].group(), words[k + 1].group()
+            full = first in people.first and last in people.names
             read = self._read_capitalised(first) and self._read_capitalised(last)
-            if full and (not read or seeds[k + 1]):
+            if full and (not read or seeds[k + 1]) and next_to(text, words[k], words[k + 1]):
                 seeds[k] = seeds[k + 1] = joins[k] = joins[k + 1] = True
         runs = name_runs(text, words, seeds, joins, lone_opening=True)
         return [span for run in runs if (span := self._trimmed(text, run, people))]

@@ -1,8 +1,9 @@
 """Names in a sentence that the model would garble, for heedful.protect to keep from it: words
 mixing letters the model reads with letters it does not, capitalised words its vocabulary cuts
-into many pieces (without a word list; with one, heedful.lexicon finds the names it never read,
-with ``name_runs`` and ``first_letter`` from here), a title with the name after it ("Sr. Pérez"),
-and words in mixed case ("YouTube", "iOS")."""
+into many pieces (without a word list; with one, heedful.lexicon finds the names it never read
+or read too seldom, with ``name_runs``, ``first_letter`` and ``people`` from here: Faker's lists
+of people's names), a title with the name after it ("Sr. Pérez", "el Sr. Pérez"), and words in
+mixed case ("YouTube", "iOS")."""
 
 from __future__ import annotations
 
@@ -69,9 +70,9 @@ def titled_names(text: str, titles: Collection[str], language: str | None = None
         while (name := _NAME_WORD.match(text, end)) and name.group(1).istitle():
             end = name.end()
         if end > title.end():
-            article = _ARTICLE.get(language or "")
-            before = article.search(text, 0, title.start()) if article else None
-            out.append((before.start() if before else title.start(), end))
+            before = _ARTICLE_BEFORE.get(language or "")
+            article = before.search(text, 0, title.start()) if before else None
+            out.append((article.start() if article else title.start(), end))
         elif (couple := _AND_TITLE.match(text, end)) and _is_person_title(
             couple.group(1), couple.group(2), person
         ):
@@ -135,9 +136,9 @@ def _opening_title(name: str, language: str | None) -> tuple[re.Match, str] | No
 
 def _without_article(name: str, language: str | None) -> str:
     """``name`` without the article a title takes before it in ``language`` ("el Sr. Pérez")."""
-    article = _ARTICLE.get(language or "")
-    found = re.match(article.pattern.replace("$", ""), name, re.IGNORECASE) if article else None
-    return name[found.end() :] if found and found.end() < len(name) else name
+    opening = _ARTICLE_OPENING.get(language or "")
+    found = opening.match(name) if opening else None
+    return name[found.end() :] if found else name
 
 
 def _is_person_title(word: str, dot: str, person: dict[str, str]) -> bool:
@@ -156,7 +157,14 @@ _MIXED = re.compile(r"(?<![\w'’-])[^\W\d_]*[a-zà-ÿ][A-ZÀ-Þ][^\W\d_]*(?:['�
 _TITLE = re.compile(r"(?<![\w.])([^\W\d_]{1,5})(\.?)(?=[ -]|$)")
 # the article a person's title takes in a language, which the title's translation drops ("el
 # Sr. García llegó" -> "Mr. García arrived", "la Sra. López" -> "Mme López")
-_ARTICLE = {"es": re.compile(r"(?<![\w'’])(?:el|la) $", re.IGNORECASE)}
+_ARTICLES = {"es": "el|la"}
+_ARTICLE_BEFORE = {
+    lang: re.compile(rf"(?<![\w'’])(?:{words}) $", re.IGNORECASE)
+    for lang, words in _ARTICLES.items()
+}
+_ARTICLE_OPENING = {
+    lang: re.compile(rf"(?:{words}) (?=\S)", re.IGNORECASE) for lang, words in _ARTICLES.items()
+}
 _AND_TITLE = re.compile(r" (?:and|y|et|&) ([^\W\d_]{1,5})(\.?)(?= [^\W\d_])")
 _NAME_WORD = re.compile(r"[ -]([^\W\d_]+(?:'[^\W\d_]+)?)")
 
@@ -227,6 +235,11 @@ class People:
     names: frozenset[str] = frozenset()
     first: frozenset[str] = frozenset()
     women: frozenset[str] = frozenset()
+
+    def is_woman(self, name: str) -> bool:
+        """Whether ``name`` ("Jennifer Lopez", "LUCÍA") opens with a woman's first name."""
+        words = name.split()
+        return bool(words) and words[0].capitalize() in self.women
 
 
 @cache

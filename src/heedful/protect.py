@@ -326,7 +326,7 @@ def protect(
             pool, original = free[days], write_date(dates[start, end], target)
         elif (start, end) in names:  # "Sra. Ruiz": a woman for her ("Mary"), "Mrs. Ruiz" in English
             pool, original = free[PEOPLE], write_title(span, source, target)
-            woman = feminine_title(span, source) or (start, end) in women
+            woman = feminine_title(span, source) or any(_overlap((start, end), w) for w in women)
             if woman and any(p in WOMEN for p in pool):
                 pool.insert(0, pool.pop(next(k for k, p in enumerate(pool) if p in WOMEN)))
         elif re.fullmatch(_ORDINAL, span):  # "2nd": "12" for the model, "2e" in French

@@ -248,7 +248,7 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
             extra += mixed_case(sentence)  # "YouTube"
         extra += names
         # a woman's first name: a woman's placeholder, for the words that agree with it
-        women = [n for n in names if _first_word(sentence[n[0] : n[1]]) in people(source).women]
+        women = [n for n in names if people(source).is_woman(sentence[n[0] : n[1]])]
         extra = _union(extra)
         protected = protect(sentence, source, target, extra, symbols, women)
     text = sentence if protected is None else protected.text
@@ -277,10 +277,6 @@ def _has_words(prepared: Prepared) -> bool:
         if placeholder not in PEOPLE:
             text = text.replace(placeholder, " ")
     return any(c.isalpha() for c in text)
-
-
-def _first_word(name: str) -> str:
-    return name.split()[0].capitalize() if name.split() else ""
 
 
 def _union(spans: list[Span]) -> list[Span]:
