@@ -84,6 +84,10 @@ def test_a_cut_inside_a_span_kept_whole_is_undone_and_a_wordless_piece_joins_a_s
         # a person's title opening a line: pysbd cut "Sr. | García llegó tarde."
         ("es", "Sr. García llegó tarde. Luego se fue.", 2),
         ("es", "Dra. Gil, venga.", 1),
+        # in capitals too (pysbd cut "EL SR. | GARCÍA LLEGÓ TARDE.")
+        ("es", "EL SR. GARCÍA LLEGÓ TARDE. LUEGO SE FUE.", 2),
+        ("es", "SR. GARCÍA LLEGÓ.", 1),
+        ("es", "SAL. HACE FRÍO.", 2),
         # what stays cut: a sentence's end after an abbreviation in lower case, or one alone
         ("es", "Compré pan, leche, etc. Luego me fui.", 2),
         ("es", "Vivo en EE. UU. Me gusta.", 2),

@@ -173,10 +173,15 @@ def _merged(
         if out and "\n" not in text[out[-1][1] : start]:
             before = text[slice(*out[-1])]
             inside = any(a < start and out[-1][1] < b for a, b in keep_whole)
+            capitals = before.isupper()  # a title in capitals counts there: "EL SR. | GARCÍA"
             m = _LAST_ABBREVIATION.search(before)
-            title = m is not None and m.group(1).istitle() and m.group(1).lower() in title_words
+            title = m is not None and (m[1].istitle() or capitals) and m[1].lower() in title_words
             alone = re.fullmatch(r"([^\W\d_]{1,5})\.", before)
-            title |= alone is not None and alone.group(1).istitle() and alone[1].lower() in person
+            title |= (
+                alone is not None
+                and (alone[1].istitle() or capitals)
+                and alone[1].lower() in person
+            )
             if inside or title or not _has_word(text[start:end]) or not _has_word(before):
                 out[-1] = (out[-1][0], end)
                 continue
