@@ -158,6 +158,25 @@ def test_in_all_caps_only_names_count_not_every_word_never_read():
     assert kept("VINO TOM CON KWAME.") == ["KWAME"]  # "TOM" is read capitalised, but often
 
 
+def test_a_name_typed_in_lower_case_is_kept_if_the_model_cannot_read_it_as_a_name():
+    def kept(text):
+        return [text[a:b] for a, b in RARELY.unseen_names(text, PEOPLE)]
+
+    assert kept("mi hermano se llama pedro") == ["pedro"]  # read capitalised, once
+    assert kept("vino kwame") == ["kwame"]  # never read, a name
+    assert kept("vino jurgen") == []  # a name of the list only with its accent...
+    jurgen = People(names=frozenset({"Jürgen"}), first=frozenset({"Jürgen"}))
+    assert [RARELY.unseen_names(t, jurgen) for t in ("vino jurgen", "vino jürgen")] == [
+        [(5, 11)], [(5, 11)]]  # fmt: skip
+    assert kept("mi hermano se llama tom") == []  # read capitalised often
+    assert kept("me gusta el color rosa") == [] and kept("tom lucía feliz") == []  # words too
+    assert kept("alejes vino") == []  # never read, but no name
+    assert kept("Vino Kwame con pedro.") == ["Kwame", "pedro"]  # in order
+    assert RARELY.unseen_names("vino kwame") == []  # no people given
+    assert RARELY.unseen_names("VINO KWAME CON PEDRO.", PEOPLE, capitals=True) == [
+        (5, 10), (15, 20)]  # fmt: skip
+
+
 def test_a_first_name_and_a_last_name_are_a_full_name_even_if_each_is_a_word():
     lexicon = Lexicon.count(
         ["Dale un beso.", "Ella lee mucho.", "Se fue en mayo."] + ["Vino Tom con Lee."] * 6
@@ -223,6 +242,8 @@ def test_names_the_model_never_read_survive_translation(bundled, name, text, kep
         ("es-en", "Quisiera conocer a John Johnson.", "John Johnson"),  # "... meet Johnson."
         ("en-fr", "Thomas Long and Mary grew up together.", "Thomas Long"),  # "Thomas et Marie"
         ("en-fr", "Christopher North deserves punishment.", "Christopher North"),  # "Nord"
+        ("es-en", "mi hermano se llama pedro", "pedro"),  # "My brother is called."
+        ("en-fr", "i saw jurgen yesterday", "vu jurgen"),  # "J'ai vu le jurgen hier."
     ],
 )
 def test_names_read_too_seldom_or_in_capitals_survive_translation(bundled, name, text, kept):

@@ -441,6 +441,43 @@ def test_a_title_and_the_name_after_it_are_one_name():
     assert found("Miss you. M Smith.", "en") == []  # no name after; "M" needs its full stop
 
 
+def test_in_capitals_a_title_takes_the_words_after_it_that_may_be_a_name():
+    from heedful.lexicon import Lexicon
+    from heedful.names import People, titled_names, write_title
+    from heedful.segment import titles
+
+    lexicon = Lexicon.count(
+        ["Llegó tarde.", "Vino García.", "Es muy amable.", "I miss you.", "It is brown."]
+    )
+    people = People(names=frozenset({"John", "Brown"}), first=frozenset({"John"}))
+
+    def found(text, language):
+        spans = titled_names(text, titles(language), language, lexicon.may_be_name, people)
+        return [text[a:b] for a, b in spans]
+
+    # "García" is read capitalised, "López" never: names; "llegó", "es": common words
+    assert found("EL SR. GARCÍA LLEGÓ TARDE.", "es") == ["EL SR. GARCÍA"]
+    assert found("VI A LA SRA. LÓPEZ. ES MUY AMABLE.", "es") == ["LA SRA. LÓPEZ"]
+    assert found("I MISS YOU.", "en") == []  # no name after the title
+    # "BROWN" is read as a colour, but comes after a first name, or right after "DR."
+    assert found("I MET DR. JOHN BROWN.", "en") == ["DR. JOHN BROWN"]
+    assert found("I MET DR. BROWN.", "en") == ["DR. BROWN"]
+    assert found("I MET DR BROWN.", "en") == []  # no full stop: "brown" may be a word
+    # in capitals, only a person's title counts ("ETC. LUEGO")
+    assert found("COMPRÉ PAN, ETC. LUEGO VOLVÍ.", "es") == []
+    # the title is written the target way, in capitals
+    assert write_title("EL SR. GARCÍA", "es", "en") == "MR. GARCÍA"
+    assert write_title("LA SRA. LÓPEZ", "es", "fr") == "MME LÓPEZ"
+
+
+def test_a_title_and_its_name_in_capitals_survive_translation(bundled):
+    """Before: "THE SUN WAS LATE. GARCÍA WAS LATE." and "J'AI RENCONTRÉ DR JOHN AU MARRON"."""
+    found = bundled["es-en"].translate(["EL SR. GARCÍA LLEGÓ TARDE.", "HABLÉ CON LA DRA. GIL."])
+    assert found[0].startswith("MR. GARCÍA ") and "DR. GIL" in found[1], found
+    (found,) = bundled["en-fr"].translate(["I MET DR. JOHN BROWN YESTERDAY."])
+    assert "DR JOHN BROWN" in found, found
+
+
 def test_a_person_placeholder_is_found_in_the_target_language_s_form(bundled):
     """The bundled en -> fr model wrote the woman's placeholder "Mary" as "Marie": "Mme Okafor
     Marie arrive le mardi 4 mars à 9:15."."""

@@ -35,6 +35,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable
+from functools import cache
 from pathlib import Path
 
 from heedful.names import People, first_letter, name_runs, next_to
@@ -158,7 +159,25 @@ class Lexicon:
             if full and (not read or seeds[k + 1]) and next_to(text, words[k], words[k + 1]):
                 seeds[k] = seeds[k + 1] = joins[k] = joins[k + 1] = True
         runs = name_runs(text, words, seeds, joins, lone_opening=True)
-        return [span for run in runs if (span := self._trimmed(text, run, people))]
+        found = [span for run in runs if (span := self._trimmed(text, run, people))]
+        if capitals:
+            return found
+        return sorted(found + self._typed_in_lower_case(text, people))
+
+    def _typed_in_lower_case(self, text: str, people: People) -> list[Span]:
+        """Names of ``people`` typed in lower case ("mi hermano se llama pedro") that the model
+        cannot read as names: never read ("kwame"), or read capitalised at most ``RARE``
+        times ("pedro"); not a name the training text writes in lower case ("rosa")."""
+        out = []
+        for m in _WORD.finditer(text):
+            word = m.group()
+            if not word.islower() or len(word) < 2:
+                continue
+            name = word.capitalize()
+            never = not self.knows(word) and name in _unaccented(people)  # "jurgen"
+            if never or self._person(name, people):
+                out.append(m.span())
+        return out
 
     def _trimmed(self, text: str, run: Span, people: People) -> Span | None:
         """``run`` without the words at its ends that are neither names nor read capitalised,
@@ -177,6 +196,12 @@ class Lexicon:
         while words and not kept(words[-1]):
             words.pop()
         return (words[0].start(), words[-1].end()) if words else None
+
+    def may_be_name(self, word: str) -> bool:
+        """Whether the training text writes ``word`` capitalised, or never read it: in capitals,
+        a word of a name ("GARCÍA"), not a common word ("LLEGÓ" is "llegó")."""
+        usual = self.usual_case(word)
+        return usual is None or not usual.islower()
 
     def _read_capitalised(self, word: str) -> bool:
         """Whether the training text usually writes ``word`` capitalised and has it more than
@@ -221,6 +246,12 @@ def _inside(sentence: str, start: int) -> bool:
     while i >= 0 and sentence[i].isspace():
         i -= 1
     return i >= 0 and sentence[i] not in _OPENING
+
+
+@cache
+def _unaccented(people: People) -> frozenset[str]:
+    """``people``'s names, and each typed without its accents ("Jurgen" of "Jürgen")."""
+    return people.names | {strip_accents(name) for name in people.names}
 
 
 def strip_accents(word: str) -> str:

@@ -47,7 +47,13 @@ def rare_names(text: str, pieces: Callable[[str], int], *, least: int = 3) -> li
     return name_runs(text, words, rare, [not k for k in known], lone_opening=False)
 
 
-def titled_names(text: str, titles: Collection[str], language: str | None = None) -> list[Span]:
+def titled_names(
+    text: str,
+    titles: Collection[str],
+    language: str | None = None,
+    name_word: Callable[[str], bool] | None = None,
+    people: People | None = None,
+) -> list[Span]:
     """A title and the capitalised words after it, as one name: "Sr. Pérez", "Dr. Smith",
     "Dra. María López" (``titles``: lowercased, without the full stop; heedful.segment.titles).
     The bundled models garble most titles ("con el Sr. Pérez" -> "with the Sr. I'll return",
@@ -57,18 +63,36 @@ def titled_names(text: str, titles: Collection[str], language: str | None = None
     and alone where another title and its name follow ("Mr. and Mrs. Brown": "Mr." and "Mrs.
     Brown"); any other only after the text's first word, where it may be a sentence of its own
     that the segmenter left with the next ("Para. Hace cosquillas.": "para" is a Spanish
-    abbreviation)."""
+    abbreviation). With ``name_word``, for a text in capitals, where every word looks like a
+    name: only a person's title counts, and the words after it that ``name_word`` says may be
+    a name ("EL SR. GARCÍA LLEGÓ TARDE.": "EL SR. GARCÍA"; the model read "llegó" in lower
+    case), the first word after a title with its full stop ("DR. BROWN"), or a name of
+    ``people`` after one of its first names ("DR. JOHN BROWN")."""
     out = []
     opening = first_letter(text)
     person = PERSON_TITLES.get(language or "", {})
+
+    def in_name(word: str, before: str, dot: str) -> bool:
+        if name_word is None:
+            return word.istitle()
+        if name_word(word) or dot and not before:  # "DR. BROWN": the word after "DR."
+            return True
+        return (
+            people is not None
+            and before.capitalize() in people.first
+            and (word.capitalize() in people.names)
+        )
+
     for title in _TITLE.finditer(text):
         word, dot = title.group(1), title.group(2)
         other = word.istitle() and dot and len(word) > 1 and word.lower() in titles
-        if not (_is_person_title(word, dot, person) or (other and title.start() > opening)):
+        other = other and name_word is None and title.start() > opening
+        if not (_is_person_title(word, dot, person) or other):
             continue
         end = title.end()
-        while (name := _NAME_WORD.match(text, end)) and name.group(1).istitle():
-            end = name.end()
+        before = ""
+        while (name := _NAME_WORD.match(text, end)) and in_name(name.group(1), before, dot):
+            end, before = name.end(), name.group(1)
         if end > title.end():
             before = _ARTICLE_BEFORE.get(language or "")
             article = before.search(text, 0, title.start()) if before else None
@@ -114,7 +138,8 @@ def write_title(name: str, source: str | None, target: str | None) -> str:
     if not written or opening is None:
         return name
     title, meaning = opening
-    return written[meaning] + name[title.end() :]
+    written_title = written[meaning].upper() if name.isupper() else written[meaning]
+    return written_title + name[title.end() :]  # "SR. GARCÍA" -> "MR. GARCÍA"
 
 
 def feminine_title(name: str, source: str | None) -> bool:
@@ -142,8 +167,10 @@ def _without_article(name: str, language: str | None) -> str:
 
 
 def _is_person_title(word: str, dot: str, person: dict[str, str]) -> bool:
-    # "M." needs its full stop ("M" alone is a letter); the others may go without ("Dr Smith")
-    return word.istitle() and word.lower() in person and bool(dot or len(word) > 1)
+    # "M." needs its full stop ("M" alone is a letter); the others may go without ("Dr Smith");
+    # in capitals too ("SR. GARCÍA")
+    cased = word.istitle() or word.isupper()
+    return cased and word.lower() in person and bool(dot or len(word) > 1)
 
 
 def mixed_case(text: str) -> list[Span]:

@@ -232,12 +232,15 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
             symbols = unreadable_symbols(
                 sentence, lambda c: _unknown_letter(translator, c) and c not in EQUIVALENTS
             )
-        if translator.protect_names and not in_capitals:
+        capitals = in_capitals or is_all_caps(sentence)
+        if translator.protect_names and not capitals:
             # a title and the name after it, in Title Case too ("Dear Mrs. Smith,", "Dr. John
             # Brown" signing a letter gave "Dar Monsieur, la fumée." and "Buvez John marron")
             extra += titled_names(sentence, titles(source), source)  # "Sr. Pérez", "Dr. Smith"
+        elif translator.protect_names and lexicon is not None:  # "EL SR. GARCÍA LLEGÓ TARDE."
+            name_word = lexicon.may_be_name  # "GARCÍA", not "LLEGÓ"
+            extra += titled_names(sentence, titles(source), source, name_word, people(source))
         names = []
-        capitals = in_capitals or is_all_caps(sentence)
         if translator.protect_names and lexicon is not None and capitals:
             names = lexicon.unseen_names(sentence, people("*"), capitals=True)  # "MAX"
         elif translator.protect_names and not is_title_case(sentence, (), usual):
