@@ -53,6 +53,10 @@ def test_uncapitalise_prefers_the_commoner_form_and_capitalises_the_first_letter
     assert uncapitalise("¿AMAS PARIS, ANA?", cost) == "¿Amas Paris, Ana?"
     assert uncapitalise("YO AMO PARIS Y Boston", cost, keep={"Boston"}) == "Yo amo Paris y Boston"
     assert uncapitalise("Yo Amo Paris Y McDonald", cost) == "Yo amo Paris y McDonald"
+    # a number or a placeholder first: the word after it stays as usual ("100 Fueron" read as
+    # a name); opening marks do not count
+    assert uncapitalise("100 FUERON A PARIS.", cost, keep={"100"}) == "100 fueron a Paris."
+    assert uncapitalise("«¿FUERON?»", cost) == "«¿Fueron?»"
     assert capitalise("J'adore Boston et Paris.", keep=["Boston"]) == "J'ADORE Boston ET PARIS."
     assert capitalise("straße") == "STRASSE"
 
@@ -819,6 +823,33 @@ def test_a_decade_and_etc_are_spans_written_the_target_way():
     assert protected.restore(translation) == "La musique des années 1960 et des années 80, etc."
     # no decade word in German, and German writes "usw.": left to the model, as before
     assert protect("The 1990s, etc.", "en", "de").placeholders == []
+
+
+def test_a_spanish_decade_with_its_article_is_one_span_written_the_english_way():
+    """The bundled es -> en model wrote "The years 80 were genials." and "I was born in the age
+    of 90." for "Los años 80 fueron geniales.", "Nací en los años 90."."""
+    text = "Los años 80, la década de 1990, LOS AÑOS 60. Tiene 80 años. Los años 85."
+    spans = [text[a:b] for a, b in find_spans(text)]
+    assert spans == ["Los años 80", "la década de 1990", "LOS AÑOS 60", "80", "85"]
+    protected = protect("Nací en los años 90 y Los años 2000.", "es", "en")
+    assert protected.spans == ["the 90s", "The 2000s"]
+    first, second = protected.placeholders
+    assert protected.text == f"Nací en {first} y {second}."
+    assert protected.restore(f"I was born in {first} and {second}.") == (
+        "I was born in the 90s and The 2000s.")  # fmt: skip
+    assert protect("LOS AÑOS 80.", "es", "en").spans == ["THE 80S"]
+    # to French, the article and the word would need writing: only the number is kept
+    protected = protect("Nací en los años 90.", "es", "fr")
+    assert protected.text == f"Nací en los años {protected.placeholders[0]}."
+    assert protected.spans == ["90"]
+
+
+def test_a_spanish_decade_survives_translation_on_the_bundled_model(bundled):
+    found = bundled["es-en"].translate(
+        ["Los años 80 fueron geniales.", "Nací en los años 90.", "LOS AÑOS 80 FUERON GENIALES."]
+    )
+    assert found[0].startswith("The 80s ") and "the 90s" in found[1], found
+    assert found[2].startswith("THE 80S ") and found[2].isupper(), found
 
 
 def test_a_time_takes_in_the_minutes_the_model_wrote_after_it():

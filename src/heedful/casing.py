@@ -65,8 +65,9 @@ def uncapitalise(
     """``text`` (ALL CAPS or Title Case) as ordinarily written: each word that is in capitals or
     capitalised as ``usual`` writes it, if it knows the word (the training text's own form,
     heedful.lexicon: "LISBOA" -> "Lisboa"), else lowered, or capitalised where ``cost`` (lower
-    is commoner) prefers that; the first letter capitalised. Words in ``keep`` (placeholders)
-    stay as they are."""
+    is commoner) prefers that; the first word capitalised unless a number or a placeholder
+    stands before it ("100 fueron", not "100 Fueron": the model read that as a name). Words in
+    ``keep`` (placeholders) stay as they are."""
 
     def choose(match: re.Match[str]) -> str:
         word = match.group()
@@ -83,7 +84,7 @@ def uncapitalise(
 
     out = _WORD.sub(choose, text)
     first = _WORD.search(out)
-    if first is None:
+    if first is None or any(c.isalnum() for c in out[: first.start()]):
         return out
     return out[: first.start()] + out[first.start()].upper() + out[first.start() + 1 :]
 

@@ -144,12 +144,19 @@ _ORDINAL = r"\d{1,4}(?:st|nd|rd|th|\.?er|re|ère|ème|eme|e|nde|nd|\.?º|\.?ª|e
 # where the "s" after it goes: the model, given "in the 100s", writes "dans les 100"; it wrote
 # "dans les 1990" for "in the 1990s"
 _DECADE = r"(?:\d\d|['’])?\d0(?='?s(?![\w'’]))"
+# a Spanish or French decade, its article, word and number ("los años 80", "la década de 1990",
+# "les années 60"): a number for the model, "the 80s" in English; the bundled es -> en model
+# wrote "The years 80 were genials." and "I was born in the age of 90."
+_WORD_DECADE = (
+    r"(?i:(?:los|la|les) (?:años|années|década de(?: los)?|décennie))[ \u00a0](?:\d\d)?\d0"
+    r"(?![\w'’])"
+)
 # "etc.", written so in English, Spanish and French; the bundled models wrote "bien sûr", "some"
 _ETC = r"etc(?=\.(?!\w))"  # its full stop stays in the model's text, which may end there
 _SPAN = re.compile(
     rf"(?<![\w@/.+-])(?:{_URL}|{_EMAIL}|{_TAG}|{_CLOCK}|{_ORDINAL}|{_CODE}"
     rf"|{_NUMBER}{_UNIT}?)(?![\w@/])|(?:{_PLACEHOLDER})|(?<![\w'’]){_ETC}"
-    rf"|(?<![\w@/.+-]){_DECADE}"
+    rf"|(?<![\w@/.+-]){_DECADE}|(?<![\w-]){_WORD_DECADE}"
 )
 _DECADE_AT = re.compile(_DECADE)
 _ETC_LANGUAGES = {"en", "es", "fr", "it", "pt"}
@@ -308,6 +315,8 @@ def protect(
     phones = [p for p in find_phone_numbers(text, source) if not any(_overlap(p, k) for k in kept)]
     kept = list(kept) + phones
     found = list(kept) + [s for s in find_spans(text) if not any(_overlap(s, k) for k in kept)]
+    if target != "en":  # "los años 90" into French: only its number kept from the model
+        found = [_number_of_decade(text, s) for s in found]
     spans = [s for s in found if not any(_overlap(s, d) for d in dates)]
     spans += [e for e in extra if not any(_overlap(e, s) for s in spans + list(dates))]
     spans = sorted(spans + list(dates))
@@ -341,6 +350,10 @@ def protect(
             if source != "en" or target not in DECADE_WORD:
                 continue  # left to the model
             pool, original = free[NUMBERS], write_decade(span, target)
+        elif re.fullmatch(_WORD_DECADE, span):  # "los años 80": "7" for the model, "the 80s"
+            the = "The" if span[0].isupper() else "the"
+            original = f"{the} {span.split()[-1]}s"
+            pool, original = free[NUMBERS], original.upper() if span.isupper() else original
         elif span == "etc":  # "etc.": a name for the model, as it is in the target
             if not {source, target} <= _ETC_LANGUAGES:
                 continue  # left to the model
@@ -392,6 +405,14 @@ def _plural_before(match: re.Match, span: str, translation: str) -> list[tuple[S
 
 _SINGULAR_BEFORE = re.compile(r"(?<!\w)(du|au|del|al) $", re.IGNORECASE)
 _PLURAL = {"du": "des", "au": "aux", "del": "de los", "al": "a los"}
+
+
+def _number_of_decade(text: str, span: Span) -> Span:
+    """``span``, or its number if it is a decade with its words ("los años 90": "90")."""
+    start, end = span
+    if not re.fullmatch(_WORD_DECADE, text[start:end]):
+        return span
+    return end - len(text[start:end].split()[-1]), end
 
 
 def _is_decade(text: str, start: int, end: int) -> bool:
