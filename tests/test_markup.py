@@ -407,6 +407,31 @@ def test_no_tag_goes_inside_a_placeholder():
     assert markup.render([Translated()]) == "<p>I have <b>{0}</b> dogs.</p>"
 
 
+def test_a_tag_around_part_of_a_titled_name_stays_around_that_part(bundled):
+    """A title and its name are one placeholder: the tag went around the whole name ("<b>M.
+    Smith</b> est ici.")."""
+    found = translate_html(
+        bundled["en-fr"], ["<p>Mr. <b>Smith</b> is here.</p>", "<p>Call <b>Mrs.</b> Brown.</p>"]
+    )
+    assert "M. <b>Smith</b>" in found[0] and "<b>Mme</b> Brown" in found[1], found
+    (found,) = translate_html(bundled["es-en"], ["<p>El Sr. <b>García</b> llegó tarde.</p>"])
+    assert found.startswith("<p>Mr. <b>García</b> "), found
+
+
+def test_a_placeholder_links_word_by_word_where_its_words_end_alike():
+    from heedful.explain.alignment_spans import _word_by_word
+
+    def links(source, target):
+        pairs = _word_by_word(source, (0, len(source)), target, (0, len(target)))
+        return [(source[a:b], target[c:d]) for (a, b), (c, d) in sorted(pairs)]
+
+    assert links("el Sr. García López", "Mr. García López") == [
+        ("el Sr.", "Mr."), ("García", "García"), ("López", "López")]  # fmt: skip
+    assert links("Kwame Mensah", "Kwame Mensah") == [("Kwame Mensah", "Kwame Mensah")]  # copied
+    assert links("6 de diciembre", "December 6") == [("6 de diciembre", "December 6")]
+    assert links("1.234,50", "1,234.50") == [("1.234,50", "1,234.50")]
+
+
 def test_blocks_br_and_kept_elements_make_the_texts():
     markup = Markup.parse(
         "<div><h1>Hola</h1>\n<p>Uno <b>dos</b><br>tres <code>x = 1</code> cuatro</p>"

@@ -169,10 +169,30 @@ def user_links(found: ModelLinks, edits: Edits) -> list[WordLink]:
             add((0, src_words[i]), (0, tgt_words[j]))
     for i, name in src_kept.items():
         for j in (j for j, other in tgt_kept.items() if other == name):
-            add((0, src_words[i]), (0, tgt_words[j]))
+            s, t = source.to_user(src_words[i], 0), target.to_user(tgt_words[j], 0)
+            if s[0] < s[1] and t[0] < t[1]:
+                spans.update(_word_by_word(given, s, translation, t))
     for from_source, from_target in edits.carried:
         add(from_source, from_target)
     return [WordLink(s, t, given[s[0] : s[1]], translation[t[0] : t[1]]) for s, t in sorted(spans)]
+
+
+def _word_by_word(source: str, s: Span, target: str, t: Span) -> list[tuple[Span, Span]]:
+    """A placeholder's link on the user's texts: one, if it is copied as it is ("Kwame Mensah",
+    "612 345 678"); else its last words one by one where both sides end in the same words, the
+    words before them as one ("Mr. Smith" - "M. Smith": "Mr." - "M." and "Smith" - "Smith";
+    "el Sr. García" - "Mr. García": "el Sr." - "Mr."), so markup around part of a name stays
+    around that part."""
+    if source[s[0] : s[1]] == target[t[0] : t[1]]:
+        return [(s, t)]
+    a, b = list(_SPACED.finditer(source, *s)), list(_SPACED.finditer(target, *t))
+    pairs = []
+    while len(a) > 1 and len(b) > 1 and a[-1].group().lower() == b[-1].group().lower():
+        pairs.append((a.pop().span(), b.pop().span()))
+    return [((a[0].start(), a[-1].end()), (b[0].start(), b[-1].end())), *pairs]
+
+
+_SPACED = re.compile(r"\S+")
 
 
 def model_words(text: str, pieces: list[str], groups: list[list[int]]) -> list[Span | None]:
