@@ -429,6 +429,8 @@ def test_a_placeholder_links_word_by_word_where_its_words_end_alike():
         ("el Sr.", "Mr."), ("García", "García"), ("López", "López")]  # fmt: skip
     assert links("Kwame Mensah", "Kwame Mensah") == [("Kwame Mensah", "Kwame Mensah")]  # copied
     assert links("6 de diciembre", "December 6") == [("6 de diciembre", "December 6")]
+    assert links("3 de mayo de 1990", "May 3, 1990") == [("3 de mayo de 1990", "May 3, 1990")]
+    assert links("mayo de 1990", "May 1990") == [("mayo de", "May"), ("1990", "1990")]
     assert links("1.234,50", "1,234.50") == [("1.234,50", "1,234.50")]
 
 

@@ -821,6 +821,9 @@ def test_a_decade_and_etc_are_spans_written_the_target_way():
     # the model's singular article made plural, and the "ans" it added gone
     translation = f"La musique du {first} et des {second} ans, {etc}."
     assert protected.restore(translation) == "La musique des années 1960 et des années 80, etc."
+    # the decade's word written by the model before it too (the model of 6 December)
+    translation = f"La musique des années {first} et les années {second}, {etc}."
+    assert protected.restore(translation) == "La musique des années 1960 et les années 80, etc."
     # no decade word in German, and German writes "usw.": left to the model, as before
     assert protect("The 1990s, etc.", "en", "de").placeholders == []
 

@@ -96,6 +96,12 @@ _NAME_FORMS = {form: group for group in [("Mary", "Marie", "María"), ("John", "
                for form in group}  # fmt: skip
 KEEP = {"1"}  # numbers left to the model
 
+
+def written_forms(placeholder: str) -> tuple[str, ...]:
+    """The ways a translation may hold ``placeholder`` ("Mary": "Marie", "María" too)."""
+    return _NAME_FORMS.get(placeholder, (placeholder,))
+
+
 _URL = r"(?:https?://|www\.)[^\s<>\"']+[^\s<>\"'.,;:!?)\]}]"
 _EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
 _NUMBER = r"[-\u2212+]?\d+(?:[ \u00a0\u202f.,:/-]\d+)*"  # with its sign: "-5", "+34 612"
@@ -445,7 +451,7 @@ def _find(word: str) -> re.Pattern[str]:
     "María"); a number placeholder may take a suffix ("100th", "100km"), an English ordinal's
     apart (``_put``)."""
     after = r"(?P<ordinal>st|nd|rd|th)?(?!\d)" if word.isdigit() else r"(?!\w)"
-    forms = "|".join(map(re.escape, _NAME_FORMS.get(word, (word,))))  # "Mary": "Marie" too
+    forms = "|".join(map(re.escape, written_forms(word)))  # "Mary": "Marie" too
     return re.compile(rf"(?<!\w)(?:{forms}){after}")
 
 
@@ -460,11 +466,12 @@ _TRAILING_UNIT = re.compile(r"(?<=\d)[ \u00a0\u202f]?[^\d\s]+$")  # after the la
 
 
 def _extent(match: re.Match, span: str, translation: str) -> Span:
-    """Where a placeholder's ``match`` stands, with what the model wrote after it that ``span``
-    already says:
+    """Where a placeholder's ``match`` stands, with what the model wrote next to it that
+    ``span`` already says:
 
     * its unit, if the span is a number with that unit ("100km" for "5 km": "5 km", not "5 kmkm");
-    * a word for years after a decade ("années 80 ans": "années 80");
+    * a word for years after a decade ("années 80 ans": "années 80"), or its own word before
+      it ("années 100" for "the 1990s": "années 1990", not "années années 1990");
     * a word for hours after a time with its minutes or its "pm" ("à 12 heures" for "at 3:30
       PM": "à 15:30"), or after a number with its unit (the model read "It's 100 outside" as an
       hour: "Il est 25°C dehors", not "Il est 25°C heures dehors");
@@ -474,10 +481,11 @@ def _extent(match: re.Match, span: str, translation: str) -> Span:
         after = re.compile(rf"[ \u00a0\u202f]?{re.escape(unit)}(?![\w/])")
         if tail := after.match(translation, match.end()):
             return match.start(), tail.end()
-    if span.startswith(tuple(DECADE_WORD.values())) and (
-        tail := _YEARS_WORD.match(translation, match.end())
-    ):  # "années 80 ans" for "in the 80s": the decade says it
-        return match.start(), tail.end()
+    decade = span.startswith(tuple(DECADE_WORD.values()))
+    if decade and (tail := _YEARS_WORD.match(translation, match.end())):
+        return match.start(), tail.end()  # "années 80 ans" for "in the 80s": the decade says it
+    if decade and translation[: match.start()].endswith(word := span.split()[0] + " "):
+        return match.start() - len(word), match.end()  # "années années 1990": "années 1990"
     if (_TIME.fullmatch(span) or unit) and (tail := _HOURS.match(translation, match.end())):
         return match.start(), tail.end()  # "25°C heures" for "It's 25°C outside": "25°C"
     if ":" in span and _TIME.fullmatch(span) and (tail := _MINUTES.match(translation, match.end())):

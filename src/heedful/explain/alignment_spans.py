@@ -33,6 +33,7 @@ from torch import Tensor
 from heedful.explain.align import Link, format_links
 from heedful.explain.alignment_choice import align_ids
 from heedful.explain.alignment_methods import AlignmentMethod, source_words, target_words
+from heedful.protect import written_forms
 from heedful.textmap import Span, TextMap, through
 from heedful.tokenizer import normalize
 
@@ -180,15 +181,18 @@ def user_links(found: ModelLinks, edits: Edits) -> list[WordLink]:
 def _word_by_word(source: str, s: Span, target: str, t: Span) -> list[tuple[Span, Span]]:
     """A placeholder's link on the user's texts: one, if it is copied as it is ("Kwame Mensah",
     "612 345 678"); else its last words one by one where both sides end in the same words, the
-    words before them as one ("Mr. Smith" - "M. Smith": "Mr." - "M." and "Smith" - "Smith";
-    "el Sr. García" - "Mr. García": "el Sr." - "Mr."), so markup around part of a name stays
-    around that part."""
+    words before them as one, if the target has one word there ("Mr. Smith" - "M. Smith":
+    "Mr." - "M." and "Smith" - "Smith"; "el Sr. García" - "Mr. García": "el Sr." - "Mr."; not
+    "3 de mayo de 1990" - "May 3, 1990"), so markup around part of a name stays around that
+    part."""
     if source[s[0] : s[1]] == target[t[0] : t[1]]:
         return [(s, t)]
     a, b = list(_SPACED.finditer(source, *s)), list(_SPACED.finditer(target, *t))
     pairs = []
     while len(a) > 1 and len(b) > 1 and a[-1].group().lower() == b[-1].group().lower():
         pairs.append((a.pop().span(), b.pop().span()))
+    if len(b) > 1:  # not a title before the same words: "3 de mayo de 1990" - "May 3, 1990"
+        return [(s, t)]
     return [((a[0].start(), a[-1].end()), (b[0].start(), b[-1].end())), *pairs]
 
 
@@ -228,8 +232,9 @@ def _placeholders(
     text: str, words: list[Span | None], names: Sequence[str], shown: Sequence[str] = ()
 ) -> dict[int, str]:
     """The words that are placeholders: word index -> placeholder. ``shown``: each placeholder
-    as ``text`` holds it, if not as itself (a translated weekday: any case)."""
-    forms = {name: name for name in names}
+    as ``text`` holds it, if not as itself (a translated weekday: any case); a person's may be
+    written the target language's way ("Marie" for "Mary": heedful.protect.written_forms)."""
+    forms = {form: name for name in names for form in written_forms(name)}
     for form, name in zip(shown, names, strict=True) if shown else ():
         if form != name:
             forms[form.lower()] = name
