@@ -130,8 +130,8 @@ def test_unseen_names_are_copied_most_of_the_time(translators):
 
 def test_a_name_with_a_letter_the_vocabulary_lacks_is_kept(translators):
     en_fr = translators["en-fr"]
-    assert en_fr.tokenizer.unk_id in en_fr.tokenizer.encode("Jürgen")
-    assert "Jürgen" in en_fr.translate(["I talked to Jürgen yesterday."])[0]
+    assert en_fr.tokenizer.unk_id in en_fr.tokenizer.encode("Jūratė")  # "ü" is read since 6 Dec.
+    assert "Jūratė" in en_fr.translate(["I talked to Jūratė yesterday."])[0]
 
 
 @pytest.mark.parametrize(

@@ -251,8 +251,9 @@ def test_names_read_too_seldom_or_in_capitals_survive_translation(bundled, name,
 
 
 def test_a_woman_s_name_gets_a_woman_s_placeholder_so_the_words_agree(bundled):
-    found = bundled["en-fr"].translate(["Jennifer is tired.", "Dr. Jennifer Smith is tired."])
-    assert found == ["Jennifer est fatiguée.", "Dr Jennifer Smith est fatiguée."]  # title too
+    # "tired" would not do: the model of 6 December writes "Mary est fatigué." too
+    found = bundled["en-fr"].translate(["Jennifer is ready.", "Dr. Jennifer Smith is ready."])
+    assert found == ["Jennifer est prête.", "Dr Jennifer Smith est prête."]  # title too
 
 
 def test_casual_typing_without_accents_is_translated_as_with_them(bundled):
