@@ -265,6 +265,35 @@ def test_casual_typing_without_accents_is_translated_as_with_them(bundled):
     assert "bathroom" in found or "toilet" in found, found
 
 
+def test_an_apostrophe_casual_typing_left_out_is_put_back():
+    english = Lexicon.load(model_dir("en-fr"))  # the words of Tatoeba's English
+
+    def restored(text):
+        return english.restore_apostrophes(text, "en")
+
+    assert restored("i dont know") == "i don't know"  # a negation
+    assert restored("im here, youre right, thats it") == "I'm here, you're right, that's it"
+    assert restored("Dont know. He cant.") == "Don't know. He can't."
+    # never read, but "hi" is not among the commonest words: no "hi've"; a word read stays
+    assert restored("a bee hive") == "a bee hive" and "hive" not in english.words
+    assert restored("the dragons carve a tablet") == "the dragons carve a tablet"
+    assert restored("its late, ill go, id like it") == "its late, ill go, id like it"
+    assert english.restore_apostrophes("i dont know", "es") == "i dont know"  # no clitics
+    # a word that is a contraction is no name typed in lower case ("Cant" is a surname)
+    people = People(names=frozenset({"Cant", "Kwame"}), first=frozenset({"Kwame"}))
+    text = "he cant see kwame"
+    assert [text[a:b] for a, b in english.unseen_names(text, people)] == ["kwame"]
+
+
+def test_casual_typing_without_apostrophes_is_translated_as_with_them(bundled):
+    """The bundled en -> fr model read "i dont know" as "J'ai beau savoir" and "he cant swim"
+    as "Il nage cant."."""
+    en_fr = bundled["en-fr"]
+    found = en_fr.translate(["i dont know what to do", "he cant swim"])
+    assert found == en_fr.translate(["i don't know what to do", "he can't swim"]), found
+    assert "ne sais pas" in found[0] and "ne sait pas" in found[1], found
+
+
 def test_a_paragraph_s_attention_is_its_sentences_side_by_side(bundled):
     es_en = bundled["es-en"]
     first, second = "Tengo un perro.", "Se llama Max."

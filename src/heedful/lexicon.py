@@ -173,6 +173,8 @@ class Lexicon:
             word = m.group()
             if not word.islower() or len(word) < 2:
                 continue
+            if any(self.contraction(word, language) for language in CLITICS):
+                continue  # "cant": "can't", not a name
             name = word.capitalize()
             never = not self.knows(word) and name in _unaccented(people)  # "jurgen"
             if never or self._person(name, people):
@@ -235,6 +237,36 @@ class Lexicon:
             return word if found is None or len(found) != len(word) else found
 
         return _PART.sub(restored, text)
+
+    def restore_apostrophes(self, text: str, language: str | None) -> str:
+        """``text`` with the apostrophe put back in each word the model never read that is a
+        word and a clitic of ``language`` (``contraction``: "dont" -> "don't", "im" -> "I'm")."""
+        if not CLITICS.get(language or ""):
+            return text
+        return _PART.sub(lambda m: self.contraction(m.group(), language) or m.group(), text)
+
+    def contraction(self, word: str, language: str | None) -> str | None:
+        """``word``, never read, as a word and a clitic of ``language`` that the model read
+        ("dont" -> "don't", "youre" -> "you're", "Im" -> "I'm"): a negation ("n" + "t"), or one
+        of the ``COMMONEST`` words before the clitic, so that "carve" does not become "car've"
+        nor "dragons" "dragon's"; None if it is not one."""
+        low = word.lower()
+        if low in self._known or low in self._accented or not (word.islower() or word.istitle()):
+            return None
+        for clitic in CLITICS.get(language or "", ()):
+            head = low[: -len(clitic)]
+            if not low.endswith(clitic) or head not in self._known:
+                continue
+            if head in self.words[:COMMONEST] or clitic == "t" and head.endswith("n"):
+                head = self._usual.get(head, head)  # "i" -> "I"
+                head = head[0].upper() + head[1:] if word[0].isupper() else head
+                return f"{head}'{clitic}"
+        return None
+
+
+# the clitics a language writes after an apostrophe, that casual typing leaves it out of
+CLITICS = {"en": ("t", "s", "m", "re", "ll", "ve", "d")}
+COMMONEST = 60  # the words a clitic may follow ("I", "you", "that", "what", "there")
 
 
 def _inside(sentence: str, start: int) -> bool:
