@@ -3,7 +3,7 @@
 A model directory may hold ``source-words.txt``: every word of the training sources, one a line,
 the most frequent first (``heedful train`` writes it; ``Lexicon.count``), in lower case unless
 the training text usually writes it otherwise inside a sentence ("Lisboa", "Tom", "I"), and
-after a tab how many times it was read (older lists have no counts). Three
+after a tab how many times it was read (older lists have no counts). Four
 uses follow:
 
 * **Usual case.** An ALL CAPS or Title Case sentence is given to the model as usually written
@@ -21,11 +21,15 @@ uses follow:
   ("Lucía", the verb: "Me llamo Lucía" lost the name) where it is capitalised inside a
   sentence; and a first name with a last name ("Dale Lee"). In ALL CAPS, a person's name the
   model never read is one ("MI PERRO SE LLAMA MAX." gave "MY DOG IS CALLED A MAGIC."); any
-  other word it never read is a rare word, not a name ("NO TE ALEJES").
+  other word it never read is a rare word, not a name ("NO TE ALEJES"). Typed in lower case, a
+  person's name the model never read or read too seldom ("mi hermano se llama pedro" gave "My
+  brother is called."), but not one the training text writes in lower case ("rosa").
 * **Accents typed without.** "donde esta el bano": a word the model never read that, with its
   accents, is a word it did ("bano" -> "baño"; the most frequent if several) is given to the
   model with them. A word it read ("esta", "el") is left as typed: which one the writer meant is
   the model's to judge from the sentence.
+* **Apostrophes typed without.** "i dont know": an English word the model never read that is a
+  word it read and a clitic ("don" + "t", "i" + "m") gets its apostrophe back ("don't", "I'm").
 """
 
 from __future__ import annotations
@@ -248,8 +252,8 @@ class Lexicon:
     def contraction(self, word: str, language: str | None) -> str | None:
         """``word``, never read, as a word and a clitic of ``language`` that the model read
         ("dont" -> "don't", "youre" -> "you're", "Im" -> "I'm"): a negation ("n" + "t"), or one
-        of the ``COMMONEST`` words before the clitic, so that "carve" does not become "car've"
-        nor "dragons" "dragon's"; None if it is not one."""
+        of the ``COMMONEST`` words before the clitic, so that "hive" does not become "hi've";
+        None if it is not one."""
         low = word.lower()
         if low in self._known or low in self._accented or not (word.islower() or word.istitle()):
             return None

@@ -77,11 +77,8 @@ def titled_names(
             return word.istitle()
         if name_word(word) or dot and not before:  # "DR. BROWN": the word after "DR."
             return True
-        return (
-            people is not None
-            and before.capitalize() in people.first
-            and (word.capitalize() in people.names)
-        )
+        first = people is not None and before.capitalize() in people.first
+        return first and word.capitalize() in people.names
 
     for title in _TITLE.finditer(text):
         word, dot = title.group(1), title.group(2)
