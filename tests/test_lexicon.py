@@ -171,6 +171,7 @@ def test_a_name_typed_in_lower_case_is_kept_if_the_model_cannot_read_it_as_a_nam
     assert kept("mi hermano se llama tom") == []  # read capitalised often
     assert kept("me gusta el color rosa") == [] and kept("tom lucía feliz") == []  # words too
     assert kept("alejes vino") == []  # never read, but no name
+    assert kept("vino mensah") == []  # never read, but only a last name ("stock", "guay")
     assert kept("Vino Kwame con pedro.") == ["Kwame", "pedro"]  # in order
     assert RARELY.unseen_names("vino kwame") == []  # no people given
     assert RARELY.unseen_names("VINO KWAME CON PEDRO.", PEOPLE, capitals=True) == [

@@ -170,8 +170,9 @@ class Lexicon:
 
     def _typed_in_lower_case(self, text: str, people: People) -> list[Span]:
         """Names of ``people`` typed in lower case ("mi hermano se llama pedro") that the model
-        cannot read as names: never read ("kwame"), or read capitalised at most ``RARE``
-        times ("pedro"); not a name the training text writes in lower case ("rosa")."""
+        cannot read as names: a first name never read ("kwame"; not a word that is only a last
+        name: "stock", "guay"), or a name read capitalised at most ``RARE`` times ("pedro");
+        not a name the training text writes in lower case ("rosa")."""
         out = []
         for m in _WORD.finditer(text):
             word = m.group()
@@ -180,7 +181,7 @@ class Lexicon:
             if any(self.contraction(word, language) for language in CLITICS):
                 continue  # "cant": "can't", not a name
             name = word.capitalize()
-            never = not self.knows(word) and name in _unaccented(people)  # "jurgen"
+            never = not self.knows(word) and name in _unaccented(people.first)  # "jurgen"
             if never or self._person(name, people):
                 out.append(m.span())
         return out
@@ -285,9 +286,9 @@ def _inside(sentence: str, start: int) -> bool:
 
 
 @cache
-def _unaccented(people: People) -> frozenset[str]:
-    """``people``'s names, and each typed without its accents ("Jurgen" of "Jürgen")."""
-    return people.names | {strip_accents(name) for name in people.names}
+def _unaccented(names: frozenset[str]) -> frozenset[str]:
+    """``names``, and each typed without its accents ("Jurgen" of "Jürgen")."""
+    return names | {strip_accents(name) for name in names}
 
 
 def strip_accents(word: str) -> str:
