@@ -441,8 +441,11 @@ def test_a_title_and_the_name_after_it_are_one_name():
     assert found("Sr. García llegó.", "es") == ["Sr. García"]
     assert found("Miss Smith met Dr Jones.", "en") == ["Miss Smith", "Dr Jones"]
     assert found("Mr. and Mrs. Brown came.", "en") == ["Mr.", "Mrs. Brown"]
+    assert found("La Sra. y el Sr. Pérez vinieron.", "es") == ["La Sra.", "el Sr. Pérez"]
     assert found("Mme Dupont et M. Martin.", "fr") == ["Mme Dupont", "M. Martin"]
     assert found("Miss you. M Smith.", "en") == []  # no name after; "M" needs its full stop
+    # a title in capitals counts only in a text in capitals: "MS Word" gave "Mme Word"
+    assert found("Open it in MS Word.", "en") == []
 
 
 def test_in_capitals_a_title_takes_the_words_after_it_that_may_be_a_name():
@@ -452,6 +455,7 @@ def test_in_capitals_a_title_takes_the_words_after_it_that_may_be_a_name():
 
     lexicon = Lexicon.count(
         ["Llegó tarde.", "Vino García.", "Es muy amable.", "I miss you.", "It is brown."]
+        + ["They are here.", "Tú y yo vinimos.", "Vino el perro.", "Vinieron tarde."]
     )
     people = People(names=frozenset({"John", "Brown"}), first=frozenset({"John"}))
 
@@ -467,6 +471,9 @@ def test_in_capitals_a_title_takes_the_words_after_it_that_may_be_a_name():
     assert found("I MET DR. JOHN BROWN.", "en") == ["DR. JOHN BROWN"]
     assert found("I MET DR. BROWN.", "en") == ["DR. BROWN"]
     assert found("I MET DR BROWN.", "en") == []  # no full stop: "brown" may be a word
+    # a couple, whatever the case of its "and" ("MR. AND" was taken for a name)
+    assert found("MR. AND MRS. BROWN ARE HERE.", "en") == ["MR.", "MRS. BROWN"]
+    assert found("LA SRA. Y EL SR. GARCÍA VINIERON.", "es") == ["LA SRA.", "EL SR. GARCÍA"]
     # in capitals, only a person's title counts ("ETC. LUEGO")
     assert found("COMPRÉ PAN, ETC. LUEGO VOLVÍ.", "es") == []
     # the title is written the target way, in capitals
@@ -480,6 +487,9 @@ def test_a_title_and_its_name_in_capitals_survive_translation(bundled):
     assert found[0].startswith("MR. GARCÍA ") and "DR. GIL" in found[1], found
     (found,) = bundled["en-fr"].translate(["I MET DR. JOHN BROWN YESTERDAY."])
     assert "DR JOHN BROWN" in found, found
+    # a couple with the article of its second title: "MRS. Y. MR. PÉREZ arrived."
+    (found,) = bundled["es-en"].translate(["LA SRA. Y EL SR. PÉREZ LLEGARON."])
+    assert found.startswith("MRS. ") and "MR. PÉREZ" in found and found.isupper(), found
 
 
 def test_a_person_placeholder_is_found_in_the_target_language_s_form(bundled):
@@ -524,6 +534,8 @@ def test_a_title_and_its_name_are_kept_in_title_case_too(bundled):
         ("fr", "en", "Mme Dupont", "Mrs. Dupont", True),
         ("en", "fr", "Kwame Mensah", "Kwame Mensah", False),  # no title: as it is
         ("en", "xx", "Mr. Smith", "Mr. Smith", False),  # a language without titles here
+        ("es", "en", "EL SR. GARCÍA", "MR. GARCÍA", False),  # in capitals
+        ("en", "fr", "MS Word", "MS Word", False),  # not in capitals: no title
     ],
 )
 def test_a_title_is_written_the_target_way(source, target, name, written, woman):

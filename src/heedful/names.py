@@ -71,6 +71,9 @@ def titled_names(
     out = []
     opening = first_letter(text)
     person = PERSON_TITLES.get(language or "", {})
+    capitals = name_word is not None
+    couples = _AND_TITLE_ANY_CASE if capitals else _AND_TITLE  # "MR. AND MRS. BROWN"
+    articles = _ARTICLE_BEFORE.get(language or "")
 
     def in_name(word: str, before: str, dot: str) -> bool:
         if name_word is None:
@@ -83,21 +86,20 @@ def titled_names(
     for title in _TITLE.finditer(text):
         word, dot = title.group(1), title.group(2)
         other = word.istitle() and dot and len(word) > 1 and word.lower() in titles
-        other = other and name_word is None and title.start() > opening
-        if not (_is_person_title(word, dot, person) or other):
+        other = other and not capitals and title.start() > opening
+        if not (_is_person_title(word, dot, person, capitals) or other):
             continue
-        end = title.end()
-        before = ""
+        article = articles.search(text, 0, title.start()) if articles else None
+        start = article.start() if article else title.start()  # "el Sr. Pérez"
+        couple = couples.match(text, title.end())
+        if couple and _is_person_title(couple.group(1), couple.group(2), person, capitals):
+            out.append((start, title.end()))  # "Mr." of "Mr. and Mrs. Brown"
+            continue
+        end, before = title.end(), ""
         while (name := _NAME_WORD.match(text, end)) and in_name(name.group(1), before, dot):
             end, before = name.end(), name.group(1)
         if end > title.end():
-            before = _ARTICLE_BEFORE.get(language or "")
-            article = before.search(text, 0, title.start()) if before else None
-            out.append((article.start() if article else title.start(), end))
-        elif (couple := _AND_TITLE.match(text, end)) and _is_person_title(
-            couple.group(1), couple.group(2), person
-        ):
-            out.append(title.span())  # "Mr." of "Mr. and Mrs. Brown"
+            out.append((start, end))
     return out
 
 
@@ -151,7 +153,8 @@ def _opening_title(name: str, language: str | None) -> tuple[re.Match, str] | No
     """The person's title ``name`` opens with in ``language``, and what it is ("mister")."""
     person = PERSON_TITLES.get(language or "", {})
     title = _TITLE.match(_without_article(name, language))
-    if title is None or not _is_person_title(title.group(1), title.group(2), person):
+    capitals = name.isupper()  # "SR. GARCÍA"; not "MS" of "MS Word"
+    if title is None or not _is_person_title(title.group(1), title.group(2), person, capitals):
         return None
     return title, person[title.group(1).lower()]
 
@@ -163,10 +166,10 @@ def _without_article(name: str, language: str | None) -> str:
     return name[found.end() :] if found else name
 
 
-def _is_person_title(word: str, dot: str, person: dict[str, str]) -> bool:
+def _is_person_title(word: str, dot: str, person: dict[str, str], capitals: bool = False) -> bool:
     # "M." needs its full stop ("M" alone is a letter); the others may go without ("Dr Smith");
-    # in capitals too ("SR. GARCÍA")
-    cased = word.istitle() or word.isupper()
+    # in capitals only in a text in capitals ("SR. GARCÍA"; "MS Word" is no "Ms. Word")
+    cased = word.istitle() or capitals and word.isupper()
     return cased and word.lower() in person and bool(dot or len(word) > 1)
 
 
@@ -189,7 +192,12 @@ _ARTICLE_BEFORE = {
 _ARTICLE_OPENING = {
     lang: re.compile(rf"(?:{words}) (?=\S)", re.IGNORECASE) for lang, words in _ARTICLES.items()
 }
-_AND_TITLE = re.compile(r" (?:and|y|et|&) ([^\W\d_]{1,5})(\.?)(?= [^\W\d_])")
+# "and" and the next title, its article too ("la Sra. y el Sr. Pérez")
+_ANY_ARTICLE = "|".join(_ARTICLES.values())
+_AND_TITLE = re.compile(
+    rf" (?:and|y|et|&) (?:(?:{_ANY_ARTICLE}) )?([^\W\d_]{{1,5}})(\.?)(?= [^\W\d_])"
+)
+_AND_TITLE_ANY_CASE = re.compile(_AND_TITLE.pattern, re.IGNORECASE)
 _NAME_WORD = re.compile(r"[ -]([^\W\d_]+(?:'[^\W\d_]+)?)")
 
 
