@@ -275,12 +275,16 @@ def test_an_apostrophe_casual_typing_left_out_is_put_back():
     assert restored("i dont know") == "i don't know"  # a negation
     assert restored("im here, youre right, thats it") == "I'm here, you're right, that's it"
     assert restored("Dont know. He cant.") == "Don't know. He can't."
-    # never read, but "hi" is not among the commonest words: no "hi've"; a word read stays
+    # never read, but neither "hi" nor "and" takes a clitic: no "hi've", no "and're"
+    assert restored("i saw andre") == "i saw andre"
+    assert english.unseen_names("Andre doesn't believe it.") == [(0, 5)]
     assert restored("a bee hive") == "a bee hive" and "hive" not in english.words
+    # a word read stays as it is
     assert restored("the dragons carve a tablet") == "the dragons carve a tablet"
     assert restored("its late, ill go, id like it") == "its late, ill go, id like it"
     assert english.restore_apostrophes("i dont know", "es") == "i dont know"  # no clitics
-    # a word that is a contraction is no name typed in lower case ("Cant" is a surname)
+    # a contraction is no name, capitalised or typed in lower case ("Cant" is a surname)
+    assert english.unseen_names("Im here.") == []
     people = People(names=frozenset({"Cant", "Kwame"}), first=frozenset({"Kwame"}))
     text = "he cant see kwame"
     assert [text[a:b] for a, b in english.unseen_names(text, people)] == ["kwame"]

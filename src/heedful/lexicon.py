@@ -153,7 +153,8 @@ class Lexicon:
                 joins.append(len(word) > 1 and (seeds[-1] or not usual.islower()))
             else:
                 person = self._person(word, people, inside)
-                seeds.append(not self.knows(word, accents=False) or person)  # "Vera", not "verá"
+                never = not self.knows(word, accents=False) and not self._contracted(word)
+                seeds.append(never or person)  # "Vera", not "verá"; "Im" is "I'm"
                 joins.append(len(word) > 1 and (inside or seeds[-1] or not self.knows(word)))
         full_names = [] if capitals else reversed(range(len(words) - 1))  # from the right
         for k in full_names:  # "Dale Lee"; "María" of "María Teresa Puente" once "Teresa" is in
@@ -178,12 +179,10 @@ class Lexicon:
             word = m.group()
             if not word.islower() or len(word) < 2:
                 continue
-            if any(self.contraction(word, language) for language in CLITICS):
-                continue  # "cant": "can't", not a name
             name = word.capitalize()
             never = not self.knows(word) and name in _unaccented(people.first)  # "jurgen"
-            if never or self._person(name, people):
-                out.append(m.span())
+            if (never or self._person(name, people)) and not self._contracted(word):
+                out.append(m.span())  # not "cant": "can't"
         return out
 
     def _trimmed(self, text: str, run: Span, people: People) -> Span | None:
@@ -252,26 +251,36 @@ class Lexicon:
 
     def contraction(self, word: str, language: str | None) -> str | None:
         """``word``, never read, as a word and a clitic of ``language`` that the model read
-        ("dont" -> "don't", "youre" -> "you're", "Im" -> "I'm"): a negation ("n" + "t"), or one
-        of the ``COMMONEST`` words before the clitic, so that "hive" does not become "hi've";
-        None if it is not one."""
+        ("dont" -> "don't", "youre" -> "you're", "Im" -> "I'm"): a negation ("n" + "t"), or a
+        word of ``CLITIC_HEADS`` before the clitic, so that "hive" does not become "hi've" nor
+        "Andre" "and're"; None if it is not one."""
         low = word.lower()
         if low in self._known or low in self._accented or not (word.islower() or word.istitle()):
             return None
+        heads = CLITIC_HEADS.get(language or "", ())
         for clitic in CLITICS.get(language or "", ()):
             head = low[: -len(clitic)]
             if not low.endswith(clitic) or head not in self._known:
                 continue
-            if head in self.words[:COMMONEST] or clitic == "t" and head.endswith("n"):
+            if head in heads or clitic == "t" and head.endswith("n"):
                 head = self._usual.get(head, head)  # "i" -> "I"
                 head = head[0].upper() + head[1:] if word[0].isupper() else head
                 return f"{head}'{clitic}"
         return None
 
+    def _contracted(self, word: str) -> bool:
+        """Whether ``word`` is a contraction typed without its apostrophe in a language of
+        ``CLITICS`` ("Im", "cant"): no name."""
+        return any(self.contraction(word, language) for language in CLITICS)
 
-# the clitics a language writes after an apostrophe, that casual typing leaves it out of
+
+# the clitics a language writes after an apostrophe, that casual typing leaves it out of, and
+# the words they follow but for a negation's "n't" ("don't", "isn't")
 CLITICS = {"en": ("t", "s", "m", "re", "ll", "ve", "d")}
-COMMONEST = 60  # the words a clitic may follow ("I", "you", "that", "what", "there")
+CLITIC_HEADS = {
+    "en": {"i", "you", "he", "she", "it", "we", "they", "that", "what", "there", "here", "who",
+           "where", "how", "let"},
+}  # fmt: skip
 
 
 def _inside(sentence: str, start: int) -> bool:
