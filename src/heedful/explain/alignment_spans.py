@@ -187,16 +187,13 @@ def _word_by_word(source: str, s: Span, target: str, t: Span) -> list[tuple[Span
     part."""
     if source[s[0] : s[1]] == target[t[0] : t[1]]:
         return [(s, t)]
-    a, b = list(_SPACED.finditer(source, *s)), list(_SPACED.finditer(target, *t))
+    a, b = list(_WORD.finditer(source, *s)), list(_WORD.finditer(target, *t))
     pairs = []
     while len(a) > 1 and len(b) > 1 and a[-1].group().lower() == b[-1].group().lower():
         pairs.append((a.pop().span(), b.pop().span()))
     if len(b) > 1:  # not a title before the same words: "3 de mayo de 1990" - "May 3, 1990"
         return [(s, t)]
     return [((a[0].start(), a[-1].end()), (b[0].start(), b[-1].end())), *pairs]
-
-
-_SPACED = re.compile(r"\S+")
 
 
 def model_words(text: str, pieces: list[str], groups: list[list[int]]) -> list[Span | None]:
