@@ -739,6 +739,13 @@ def test_a_time_on_the_12_hour_clock_is_a_span_written_the_24_hour_way_out_of_en
     protected = protect("The meeting is at 3pm.", "en", "fr")
     assert protected.placeholders == [SHORT_NUMBERS[0]] and protected.spans == ["15"]
     assert protected.restore("La réunion est à 12 heures.") == "La réunion est à 15 heures."
+    # where the model wrote no word for hours, French's "h" follows the hour ("à 15", before)
+    assert (
+        protected.restore("La réunion est à 12 au 2e étage.")
+        == "La réunion est à 15 h au 2e étage."
+    )
+    assert protected.restore("C'est à 12 h.") == "C'est à 15 h."
+    assert protect("The meeting is at 3pm.", "en", "es").restore("Es a las 12.") == "Es a las 15."
     # with its minutes, the time takes in the hours the model wrote: "23:00", not "23:00 heures"
     protected = protect("I called at 11:00 p.m. and at 21:30.", "en", "fr")
     assert (

@@ -32,7 +32,8 @@ in its translation (heedful.dates).
 A time on the 12-hour clock ("10am", "3 p.m.") is kept the same way, behind a short number, and
 written on the 24-hour clock where the target language is not English: the bundled en -> fr model
 wrote "100 heures" for "10am" and "11 heures" for "11 p.m."; it now writes "10 heures" and "23
-heures". So is an ordinal number, written the target language's way ("the 2nd floor" -> "le 2e
+heures", and "15 h" where it writes no word for hours ("à 15 au 2e étage" for "at 3pm on the 2nd
+floor"). So is an ordinal number, written the target language's way ("the 2nd floor" -> "le 2e
 étage", "el 5º piso" -> "the 5th floor"; a day of the month, "on the 17th", as "le 17"): the
 models wrote "le 2nd terre" and "the 5o floor". Hashtags and mentions ("#vacaciones", "@juan")
 are kept the same way, as are words that mix symbols the vocabulary lacks with digits, or with
@@ -214,6 +215,9 @@ class Protected:
     # the weekday in the target language; ``target``: that language
     weekdays: dict[int, str] = field(default_factory=dict)
     target: str | None = None
+    # a time on the hour ("3pm" -> "15"): the target's word for hours follows it where the model
+    # wrote none ("à 12 au 2e étage" for "at 3pm on the 2nd floor": "à 15 h au 2e étage")
+    hours: set[int] = field(default_factory=set)
 
     def as_translated(self) -> list[str]:
         """Each placeholder as the translation holds it (a date's: its translated weekday)."""
@@ -234,7 +238,10 @@ class Protected:
                 if k in self.weekdays:
                     found += put_date(match, span, self.target or "")
                 else:
-                    found.append((_extent(match, span, translation), _put(match, span)))
+                    put = _put(match, span)
+                    if k in self.hours and not _AFTER_HOUR.match(translation, match.end()):
+                        put += HOUR_WORD[self.target]
+                    found.append((_extent(match, span, translation), put))
                     found += _plural_before(match, span, translation)
         return sorted(found)
 
@@ -335,6 +342,7 @@ def protect(
     names, symbols = set(extra), set(kept)
     out, placeholders, originals, places, at = [], [], [], [], 0
     weekdays: dict[int, str] = {}
+    hours: set[int] = set()
     for start, end in spans:
         span = text[start:end]
         if (start, end) in dates:
@@ -384,13 +392,15 @@ def protect(
             continue  # more spans than placeholders: the model is given the rest as they are
         if (start, end) in dates:  # the weekday the translation will hold
             weekdays[len(placeholders)] = WEEKDAYS[target][days.index(pool[0])]
+        elif target in HOUR_WORD and re.fullmatch(_CLOCK, span) and ":" not in original:
+            hours.add(len(placeholders))  # "3pm" -> "15 h" where the model writes no "heures"
         placeholders.append(pool.pop(0))
         originals.append(original)
         places.append((start, end))
         out += [text[at:start], placeholders[-1]]
         at = end
     text = "".join(out) + text[at:]
-    return Protected(text, placeholders, originals, places, weekdays, target)
+    return Protected(text, placeholders, originals, places, weekdays, target, hours)
 
 
 def _overlap(a: Span, b: Span) -> bool:
@@ -497,6 +507,9 @@ _TIME = re.compile(rf"\d{{1,2}}:\d{{2}}|{_CLOCK}")  # "15:30", "3:30 PM", "3pm"
 _MINUTES = re.compile(r":\d\d(?!\d)")
 _YEARS_WORD = re.compile(r" (?:ans|années|años)(?!\w)")
 _HOURS = re.compile(r" (?:heures?|h|horas?|hours?|o'clock)(?!\w)")
+# how a time on the hour is written in a language that writes a word after it ("15 h")
+HOUR_WORD = {"fr": " h"}
+_AFTER_HOUR = re.compile(r"(?:[ \u00a0]?(?:heures?|h)|:\d)(?!\w)", re.IGNORECASE)
 
 
 def _put(match: re.Match, span: str) -> str:
