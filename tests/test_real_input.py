@@ -558,6 +558,15 @@ def test_words_in_mixed_case_are_kept_from_the_model():
         "YouTube", "iPhone", "iOS", "McDonald's", "eBay"]  # fmt: skip
 
 
+def test_the_title_of_a_work_quoted_in_english_title_case_is_kept_from_the_model():
+    from heedful.names import quoted_titles
+
+    text = 'I saw "The Lord of the Rings", “War and Peace” and "Up", and said "I am tired".'
+    assert [text[a:b] for a, b in quoted_titles(text, "en")] == [
+        "The Lord of the Rings", "War and Peace"]  # fmt: skip
+    assert quoted_titles('Leí "Cien Años De Soledad".', "es") == []  # sentence case: no sign
+
+
 @pytest.mark.parametrize(
     ("name", "text", "kept"),
     [
@@ -573,6 +582,10 @@ def test_words_in_mixed_case_are_kept_from_the_model():
         ("en-fr", "I spoke with Mrs. Smith yesterday.", "Mme Smith"),
         ("en-fr", "Dr. Jones is a doctor.", "Dr Jones"),  # was "Buvez. Jones est médecin."
         ("en-fr", "Mr. and Mrs. Brown are here.", "M. et Mme Brown"),
+        # the titles of works in quotes: "The Lord du Rings", "Le-t-elle", "One Hundred" (dropped)
+        ("en-fr", 'I watched "The Lord of the Rings" yesterday.', '"The Lord of the Rings"'),
+        ("en-fr", 'She sang "Let It Be" at the party.', '"Let It Be"'),
+        ("en-fr", 'I read "One Hundred Years of Solitude" last summer.', "Years of Solitude"),
     ],
 )
 def test_a_name_kept_from_the_model_survives_translation_in_one_sentence(bundled, name, text, kept):

@@ -40,7 +40,14 @@ from heedful.decoding import DecodingOptions
 from heedful.explain.alignment_choice import align_pair
 from heedful.explain.alignment_spans import WordLink, copied, in_order
 from heedful.explain.words import STANDALONE, to_words
-from heedful.names import mixed_case, people, rare_names, titled_names, unreadable_letters
+from heedful.names import (
+    mixed_case,
+    people,
+    quoted_titles,
+    rare_names,
+    titled_names,
+    unreadable_letters,
+)
 from heedful.protect import PEOPLE, Protected, find_spans, protect
 from heedful.segment import Paragraph, is_marker, titles
 from heedful.textmap import Span
@@ -249,6 +256,7 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
             else:
                 names = rare_names(sentence, lambda w: len(translator.tokenizer.encode(w)) - 1)
             extra += mixed_case(sentence)  # "YouTube"
+            extra += quoted_titles(sentence, source)  # '"The Lord of the Rings"'
         extra += names
         # a woman's first name: a woman's placeholder, for the words that agree with it
         women = [n for n in names if people(source).is_woman(sentence[n[0] : n[1]])]
