@@ -257,6 +257,31 @@ def test_a_woman_s_name_gets_a_woman_s_placeholder_so_the_words_agree(bundled):
     assert found == ["Jennifer est prête.", "Dr Jennifer Smith est prête."]  # title too
 
 
+def test_a_woman_s_name_the_model_reads_is_found_for_her_placeholder():
+    women = frozenset({"Alice", "Helen", "Rose", "Virginia", "Mary"})
+    people_ = People(names=women | {"Smith"}, first=women, women=women)
+    lexicon = Lexicon.count(
+        ["I saw Alice there."] * (RARE + 1) + ["A rose is red."] * (RARE + 1) + ["Helen is here."]
+        + ["We met in Virginia."] * (RARE + 1) + ["I saw Mary there."] * (RARE + 1)
+    )  # fmt: skip
+    text = "Alice Smith met Helen, Rose, Mary and Alice Springs in Virginia. ALICE DID."
+    found = [text[a:b] for a, b in lexicon.women_read(text, people_, places={"Virginia"})]
+    # "Alice": read capitalised; "Helen": read once, opening a sentence; "Rose": read as a word;
+    # "Mary": the placeholder herself; "Alice Springs": a place; "Virginia": listed as one
+    assert found == ["Alice Smith", "Helen", "ALICE"]
+    assert lexicon.women_read("Alice vino.", People()) == []  # no people given
+
+
+def test_a_woman_s_name_the_model_reads_gets_the_woman_s_placeholder(bundled):
+    # before: "Alice est prêt.", "Alice est marié.", "Alicia lost his book." (only "Mary" agrees)
+    found = bundled["en-fr"].translate(["Alice is ready.", "Alice is married."])
+    assert found == ["Alice est prête.", "Alice est mariée."]
+    found = bundled["es-en"].translate(["Alicia perdió su libro.", "Teresa llamó a su madre."])
+    assert found == ["Alicia lost her book.", "Teresa called her mother."]
+    # a continent, which the model translates, is no woman ("África" of the IANA time zones)
+    assert bundled["es-en"].translate(["Viajamos a África."]) == ["We traveled to Africa."]
+
+
 def test_casual_typing_without_accents_is_translated_as_with_them(bundled):
     """A word the model never read gets its accents ("bano" -> "baño"); a word it read ("donde",
     "esta") is left as typed, for the model to judge."""

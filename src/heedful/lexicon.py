@@ -38,7 +38,7 @@ import os
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from functools import cache
 from pathlib import Path
 
@@ -169,6 +169,41 @@ class Lexicon:
             return found
         return sorted(found + self._typed_in_lower_case(text, people))
 
+    def women_read(self, text: str, people: People, places: Collection[str] = ()) -> list[Span]:
+        """Women's first names (``people.women``) that the model read: the training text
+        writes them capitalised, more than ``RARE`` times ("Alice", "Carmen"), or has them at
+        most ``RARE`` times ("Helen", read 3 times, each opening a sentence). Each is
+        given to the model as its woman's placeholder (heedful.protect: "Mary"), the only
+        woman's name the bundled models agree with: "Alice is tired." gave "Alice est fatigué.",
+        "Carmen perdió su libro." "Carmen lost his book.". A name alone, or with a last name
+        after it ("Alice Smith"); not a place (``places``: "Virginia", "India"), a month, nor a
+        word the training text writes in lower case ("Rose", "Lucía" of the verb); in capitals
+        ("ALICE"), the same judged on the word capitalised."""
+        out = []
+        words = list(_WORD.finditer(text))
+        for k, m in enumerate(words):
+            word = m.group()
+            name = word.capitalize() if word.isupper() and len(word) > 1 else word
+            if name == WOMAN_PLACEHOLDER or self.usual_case(name) is None:
+                continue  # Mary is her own placeholder; a name never read is unseen_names's
+            # read capitalised, or so seldom that it may be a name read only opening sentences
+            rare = self.counts is not None and self.counts.get(name.lower(), 0) <= RARE
+            read = self._read_capitalised(name) or rare
+            place = name in places or strip_accents(name) in places  # "África"
+            woman = name in people.women and name in people.first and not place
+            capitals = name != word  # in capitals every word looks like a name's: "ALICE IS"
+            if not (read and woman) or (k > 0 and _joined(text, words[k - 1], m) and not capitals):
+                continue  # "Madison" of "Madison Square", "Lee" of "Dale Lee"
+            end = m.end()
+            if k + 1 < len(words) and _joined(text, m, words[k + 1]):
+                after = words[k + 1].group()
+                if (after.capitalize() if capitals else after) in people.names:
+                    end = words[k + 1].end()  # "Alice Smith"
+                elif not capitals:
+                    continue  # "Alice Springs", "Victoria Station"
+            out.append((m.start(), end))
+        return out
+
     def _typed_in_lower_case(self, text: str, people: People) -> list[Span]:
         """Names of ``people`` typed in lower case ("mi hermano se llama pedro") that the model
         cannot read as names: a first name never read ("kwame"; not a word that is only a last
@@ -274,6 +309,8 @@ class Lexicon:
         return any(self.contraction(word, language) for language in CLITICS)
 
 
+# the woman's placeholder (heedful.protect.WOMEN's first), which stands for herself
+WOMAN_PLACEHOLDER = "Mary"
 # the clitics a language writes after an apostrophe, that casual typing leaves it out of, and
 # the words they follow but for a negation's "n't" ("don't", "isn't")
 CLITICS = {"en": ("t", "s", "m", "re", "ll", "ve", "d")}
@@ -281,6 +318,11 @@ CLITIC_HEADS = {
     "en": {"i", "you", "he", "she", "it", "we", "they", "that", "what", "there", "here", "who",
            "where", "how", "let"},
 }  # fmt: skip
+
+
+def _joined(text: str, left: re.Match, right: re.Match) -> bool:
+    """Whether ``left`` and ``right`` are capitalised words one space apart: parts of a name."""
+    return next_to(text, left, right) and left.group()[0].isupper() and right.group()[0].isupper()
 
 
 def _inside(sentence: str, start: int) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import re
+import zoneinfo
 from collections import Counter
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
@@ -320,6 +321,35 @@ def people(language: str) -> People:
         frozenset(first - dates),
         frozenset(name for name, n in women.items() if n > 0),
     )
+
+
+# Faker's address lists with places named like women ("Virginia", "India", "Georgia")
+PLACE_LISTS = ("countries", "states", "regions", "departments", "counties", "cities", "estados")
+
+
+@cache
+def places(language: str) -> frozenset[str]:
+    """The words of the countries, states and cities that Faker's address providers list for
+    ``language``'s locales (and English's country names), and of the IANA time zones' names
+    (continents and cities: "Africa", "Paris", "Sydney"): names that may not be people's. A
+    word of a time zone stands for itself with accents too ("África")."""
+    words: set[str] = set()
+    for zone in zoneinfo.available_timezones():  # "America/Los_Angeles"
+        words.update(w for part in zone.split("/") for w in part.split("_") if w[:1].isupper())
+    for locale in ("en", *PERSON_LOCALES.get(language, ())):
+        try:
+            provider = importlib.import_module(f"faker.providers.address.{locale}").Provider
+        except ImportError:
+            continue
+        for attribute in PLACE_LISTS:
+            listed = getattr(provider, attribute, ())
+            if isinstance(listed, dict):
+                listed = [*listed.keys(), *listed.values()]
+            if isinstance(listed, tuple | list):
+                words.update(
+                    w for n in listed for w in re.split(r"[ -]", str(n)) if w[:1].isupper()
+                )
+    return frozenset(words)
 
 
 def _faker_names(language: str, attributes: tuple[str, ...], opening: bool = False) -> list[str]:

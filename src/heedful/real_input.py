@@ -43,6 +43,7 @@ from heedful.explain.words import STANDALONE, to_words
 from heedful.names import (
     mixed_case,
     people,
+    places,
     quoted_titles,
     rare_names,
     titled_names,
@@ -250,9 +251,12 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
         names = []
         if translator.protect_names and lexicon is not None and capitals:
             names = lexicon.unseen_names(sentence, people("*"), capitals=True)  # "MAX"
+            names += lexicon.women_read(sentence, people(source), places(source))  # "ALICE"
         elif translator.protect_names and not is_title_case(sentence, (), usual):
             if lexicon is not None:  # "Kwame", "Pedro", "Dale Lee"
                 names = lexicon.unseen_names(sentence, people("*"))
+                # a woman's name the model reads, for the words that agree with her ("Alice")
+                names += lexicon.women_read(sentence, people(source), places(source))
             else:
                 names = rare_names(sentence, lambda w: len(translator.tokenizer.encode(w)) - 1)
             extra += mixed_case(sentence)  # "YouTube"
