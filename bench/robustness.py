@@ -41,7 +41,14 @@ Variants (source and reference change together unless said):
 - names read: as names, but people's names (first and full, no cities: the training text
   translates many of those, "London" -> "Londres") every word of which the training text has,
   capitalised ("Pedro", "Lucía", "Grace"): what a user writes as often as an unseen name. A name
-  the model writes another way ("Juan" -> "John", as Tatoeba does) is not copied. Drawn last.
+  the model writes another way ("Juan" -> "John", as Tatoeba does) is not copied.
+- women: the dev pairs with Tatoeba's woman, "Mary", on both sides, given another woman's first
+  name from Faker's lists of every locale (read in training or not, "Alice", "Carmen", "Yetunde"):
+  the words that agree with her must stay feminine ("Mary est fatiguée." -> "Alice est
+  fatiguée.", "Mary lost her book." -> "Carmen lost her book."), which the BLEU ratio shows. Up to
+  three items a pair (both bundled dev sets have a few dozen such pairs). "women": names the
+  training text lacks; "women read": names it has ("Alice", "Helen"), which a model reads as
+  names, and may read as a man's. Drawn last.
 
 Figures: case-insensitive corpus BLEU (sacrebleu, lowercase) of each variant and the clean input's
 on the same sentences: each sentence translated alone, for paragraphs and long sentences the
@@ -93,6 +100,7 @@ HOURS_AFTER = re.compile(r"\s*heures?\b")  # "à neuf heures" (not "pendant troi
 PART_OF_HOUR = re.compile(r"\b(?:cuarto|media|quarter|half|quart|demie)\b", re.I)
 FINAL_PUNCTUATION = re.compile(r"[\s.!?…]+$")
 ELISION = {"de": "d'", "que": "qu'"}  # French, before a vowel
+WOMAN = "Mary"  # Tatoeba's woman, written so on both sides of the dev pairs
 
 
 @dataclass(frozen=True)
@@ -251,6 +259,40 @@ def name_items(pairs, src, tgt, rng, n, pool, names, places) -> list[Item]:
         count = len(re.findall(rf"(?<!\w){re.escape(new)}(?!\w)", ref))
         src_text = replace_name(pairs[i].src, span, new, src)
         items.append(Item(src_text, ref, [i], pairs[i].tgt, [new], count, kind))
+    return items
+
+
+def women_pool(seed: int, seen: set[str], per_locale: int = 20, *, read: bool = False) -> list[str]:
+    """Women's first names from every locale (Latin script, "Mary" aside), a seed per locale:
+    those the training text has (``seen``) with ``read``, else those it has not."""
+    from faker import Faker
+
+    pool = []
+    for locale in LOCALES:
+        fake = Faker(locale)
+        fake.seed_instance(seed ^ zlib.crc32(f"women {locale}".encode()))
+        for _ in range(per_locale * (10 if read else 1)):  # few are read: draw more
+            name = fake.first_name_female()
+            wanted = is_latin_name(name) and " " not in name and name != WOMAN
+            if wanted and (name in seen) == read and name not in pool:
+                pool.append(name)
+    return pool
+
+
+def women_items(pairs, src, tgt, rng, n, pool) -> list[Item]:
+    """Tatoeba's woman ("Mary", on both sides) given another woman's first name: the words that
+    agree with her must stay feminine ("Mary est fatiguée" -> "Alice est fatiguée")."""
+    mary = re.compile(rf"(?<!\w){WOMAN}(?!\w)")
+    slots = [i for i, pair in enumerate(pairs) if mary.search(pair.src) and mary.search(pair.tgt)]
+    items = []
+    if not pool:  # no such names (a small dev set, or none read)
+        return items
+    for _ in range(min(n or 3 * len(slots), 3 * len(slots))):
+        i, new = rng.choice(slots), rng.choice(pool)
+        ref = replace_name(pairs[i].tgt, WOMAN, new, tgt)
+        count = len(re.findall(rf"(?<!\w){re.escape(new)}(?!\w)", ref))
+        src_text = replace_name(pairs[i].src, WOMAN, new, src)
+        items.append(Item(src_text, ref, [i], pairs[i].tgt, [new], count, "woman"))
     return items
 
 
@@ -464,7 +506,16 @@ def long_items(pairs, src, tgt, rng, n, names) -> list[Item]:
 
 
 def make_variants(
-    pairs: list[Pair], src: str, tgt: str, n: int, seed: int, pool, names, places, read_pool
+    pairs: list[Pair],
+    src: str,
+    tgt: str,
+    n: int,
+    seed: int,
+    pool,
+    names,
+    places,
+    read_pool,
+    seen: set[str] = frozenset(),
 ):
     """Every variant's items (variant -> list of Item); the same for the same arguments."""
     rng = random.Random(seed)
@@ -480,6 +531,8 @@ def make_variants(
         "long": long_items(pairs, src, tgt, rng, n, names),
         "numbers 2-3": several_number_items(pairs, src, tgt, rng, n, names),  # then: as before
         "names read": name_items(pairs, src, tgt, rng, n, read_pool, names, places),
+        "women": women_items(pairs, src, tgt, rng, n, women_pool(seed, seen)),  # drawn last
+        "women read": women_items(pairs, src, tgt, rng, n, women_pool(seed, seen, read=True)),
     }
 
 
@@ -508,7 +561,7 @@ def score_variant(name: str, items: list[Item], hyp: dict, pairs, tgt, names) ->
     result["clean_bleu"] = bleu(clean_joined, [it.clean_ref for it in items])
     result["ratio"] = result["bleu"] / result["clean_bleu"] if result["clean_bleu"] else None
     show = lambda it, h: {"src": it.src, "ref": it.ref, "hyp": h, "expect": it.expect}  # noqa: E731
-    if name in ("names", "numbers", "numbers 2-3", "names read"):
+    if name in ("names", "numbers", "numbers 2-3", "names read", "women", "women read"):
         copied = [copies(h, it) for it, h in zip(items, hypotheses, strict=True)]
         result["copied"] = sum(copied) / len(items)
         by_kind = {}
@@ -577,7 +630,7 @@ def run_model(model: Path, data, src, tgt, n: int, seed: int, beam_size: int = 4
     pool = name_pool(seed, seen)
     read_pool = name_pool(seed, seen, read=True)
     names, places = name_candidates(pairs, src, tgt)
-    variants = make_variants(pairs, src, tgt, n, seed, pool, names, places, read_pool)
+    variants = make_variants(pairs, src, tgt, n, seed, pool, names, places, read_pool, seen)
     sources = {it.src for items in variants.values() for it in items}
     sources |= {pairs[i].src for items in variants.values() for it in items for i in it.parts}
     sources = sorted(sources)
@@ -599,7 +652,7 @@ def run_model(model: Path, data, src, tgt, n: int, seed: int, beam_size: int = 4
 
 
 def table(results: list[dict]) -> str:
-    columns = ["caps", "title", "casual", "paragraphs", "long"]
+    columns = ["caps", "title", "casual", "paragraphs", "long", "women", "women read"]
     pct = lambda x: "n/a" if x is None else f"{100 * x:.0f}%"  # noqa: E731
     lines = [
         "| model | names copied | numbers copied | 2-3 numbers copied | names read copied | "

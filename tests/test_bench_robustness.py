@@ -123,6 +123,24 @@ def test_names_read_in_training_are_people_whose_every_word_was_read(pool):
     }
 
 
+def test_women_take_mary_s_place_on_both_sides_read_in_training_or_not(pool):
+    unseen = rb.women_pool(rb.SEED, set(), per_locale=2)
+    assert len(unseen) > 20 and "Mary" not in unseen and all(map(rb.is_latin_name, unseen))
+    read = set(unseen[::2])
+    found = rb.women_pool(rb.SEED, read, per_locale=2, read=True)  # drawn 10 times as long
+    assert set(found) <= read and len(found) > len(read) / 2
+    items = rb.women_items(PAIRS, "es", "en", __import__("random").Random(1), 0, unseen)
+    assert len(items) == 6  # three for each pair with Mary on both sides
+    for item in items:
+        new = item.expect[0]
+        assert new in unseen and "Mary" not in item.src + item.ref and item.kind == "woman"
+        original = PAIRS[item.parts[0]]
+        assert item.src == original.src.replace("Mary", new) and item.clean_ref == original.tgt
+        assert item.ref == original.tgt.replace("Mary", new) and item.count == 1
+    assert rb.women_items(PAIRS, "es", "en", __import__("random").Random(1), 0, []) == []
+    assert [it.expect for it in variants(pool, n=0)["women"]]  # in every run of the bench
+
+
 def test_french_elision_follows_the_new_name():
     assert rb.replace_name("C'est le chien de Tom.", "Tom", "Ana", "fr") == "C'est le chien d'Ana."
     assert rb.replace_name("Le livre d'Alice.", "Alice", "Kwame", "fr") == "Le livre de Kwame."
