@@ -768,6 +768,15 @@ def test_a_time_on_the_12_hour_clock_is_a_span_written_the_24_hour_way_out_of_en
         == "J'ai appelé à 23:00 et à 21:30."
     )
     assert protect("Llego a las 3pm.", "es", "en").spans == ["3pm"]  # English keeps its clock
+    # Spanish's "5 p. m." is one too ("at 12 p.m. m."), written "5 p.m." in English, and a
+    # span's own full stop ending the sentence stands once ("We opened at 9 a.m..")
+    protected = protect("Abrimos a las 9 a. m.", "es", "en")
+    assert (
+        protected.spans == ["9 a.m."]
+        and protected.text == f"Abrimos a las {protected.placeholders[0]}"
+    )
+    assert protected.restore(f"We opened at {protected.placeholders[0]}.") == "We opened at 9 a.m."
+    assert protect("Llegó a las 5 p. m. y se fue.", "es", "fr").spans == ["17"]
 
 
 def test_a_12_hour_time_survives_translation_into_french(bundled, monkeypatch):

@@ -94,6 +94,11 @@ def test_a_cut_inside_a_span_kept_whole_is_undone_and_a_wordless_piece_joins_a_s
         ("fr", "Bien. Je suis d'accord.", 2),
         ("es", "Sal. Hace frío.", 2),  # "sal" is in pysbd's abbreviations, but no person's title
         ("en", "I work at Acme Inc. It is great.", 2),  # English keeps pysbd's own cuts
+        # an abbreviation's last part before a small letter: pysbd cut "EE.UU. | dos años" and
+        # "a las 5 p. | m. | y se fue" (the model made "Two years old." and "m. They left.")
+        ("es", "Viví en EE.UU. dos años. Luego volví.", 2),
+        ("es", "Llegó a las 5 p. m. y se fue.", 1),
+        ("es", "tengo hambre. quiero comer", 2),  # casual typing: a word, not an abbreviation
     ],
 )
 def test_a_title_before_a_name_ends_no_sentence(language, text, sentences):

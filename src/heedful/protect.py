@@ -140,7 +140,10 @@ _TAG = r"[#@][^\W_][\w-]*(?<!-)"
 # a time of day on the 12-hour clock ("10am", "3 p.m.", "10:30 PM"): the bundled en -> fr model
 # wrote "100 heures" for "10am"; a short number stands in, and it is written on the 24-hour clock
 # where the target language is not English ("à 15 heures")
-_CLOCK = r"(?:1[0-2]|0?[1-9])(?::[0-5]\d)?[ \u00a0]?(?:[ap]\.m\.|[AP]\.M\.|[ap]m|[AP]M)(?![\w])"
+_CLOCK = (  # Spanish writes "5 p. m." too
+    r"(?:1[0-2]|0?[1-9])(?::[0-5]\d)?[ \u00a0]?"
+    r"(?:[ap]\.m\.|[ap]\. m\.|[AP]\.M\.|[ap]m|[AP]M)(?![\w])"
+)
 # an ordinal number ("2nd", "1er", "3ème", "2º", "1.ª"), written the target language's way
 # ("2nd floor" -> "2e étage"): the bundled models wrote "le 2nd terre" and "the 2o floor"
 # after "the", an English ordinal before a noun ("the 2nd floor") is one; else it is a day ("on
@@ -375,6 +378,7 @@ def protect(
         elif re.fullmatch(_CLOCK, span):  # "3pm": "12" for the model, "15" in French
             pool = free[SHORT_NUMBERS] or free[NUMBERS]
             original = span if target == "en" else on_24_hour_clock(span)
+            original = original.replace(". m.", ".m.")  # "5 p. m." -> "5 p.m." in English
         elif (start, end) in phones:  # "+1 (555) 123-4567": as it is
             pool, original = free[NUMBERS], span
         elif (start, end) in symbols and (amount := _SYMBOLS_NUMBER.fullmatch(span)):  # "£5"
@@ -485,7 +489,10 @@ def _extent(match: re.Match, span: str, translation: str) -> Span:
     * a word for hours after a time with its minutes or its "pm" ("à 12 heures" for "at 3:30
       PM": "à 15:30"), or after a number with its unit (the model read "It's 100 outside" as an
       hour: "Il est 25°C dehors", not "Il est 25°C heures dehors");
-    * minutes after a time that has its own ("1:50:00" for "a las 1:50": "1:50")."""
+    * minutes after a time that has its own ("1:50:00" for "a las 1:50": "1:50");
+    * the full stop after a span ending with its own ("9 a.m." ending a sentence)."""
+    if span.endswith(".") and translation.startswith(".", match.end()):
+        return match.start(), match.end() + 1  # "9 a.m.." for "Abrimos a las 9 a. m.": one stop
     unit = span[_unit_start(span) :].lstrip(" \u00a0\u202f")
     if unit:
         after = re.compile(rf"[ \u00a0\u202f]?{re.escape(unit)}(?![\w/])")

@@ -11,13 +11,15 @@ leaves it out of a sentence. A list item's marker at the start of a line ("- ", 
 source (the bundled models dropped it: "- Primero: el vuelo sale a las 8:45." gave "On the
 flight, the flight leaves at 8:45.").
 
-Three corrections to the segmenter's cuts: a cut inside a span that must stay whole (a URL such
+Four corrections to the segmenter's cuts: a cut inside a span that must stay whole (a URL such
 as ``example.org/docs?id=42``, whose "?" pysbd ends a sentence at) is undone; so is a cut after a
 title inside a sentence ("con el Sr. Pérez", "la Dra. García", "le Dr. Martin"), which pysbd 0.3.4
 makes before a capital in Spanish and French (its Spanish list of abbreviations written before a
 name lacks "sr", "dra" and others, its French one is empty: ``titles``); and a piece with no
 letter or digit ("😀", "...") is no sentence of its own: it stays with the sentence before it on
-its line (or the one after it).
+its line (or the one after it); and a cut after a word of one or two letters and a full stop
+before a small letter ("en EE.UU. | dos años", "a las 5 p. | m. | y se fue"), where an
+abbreviation, not a sentence, ends.
 """
 
 from __future__ import annotations
@@ -182,13 +184,17 @@ def _merged(
                 and (alone[1].istitle() or capitals)
                 and alone[1].lower() in person
             )
-            if inside or title or not _has_word(text[start:end]) or not _has_word(before):
+            # "EE.UU. | dos años", "5 p. | m. | y se fue": a sentence opens with no small letter
+            short = _SHORT_ABBREVIATION.search(before) is not None and text[start].islower()
+            if inside or title or short or not _has_word(text[start:end]) or not _has_word(before):
                 out[-1] = (out[-1][0], end)
                 continue
         out.append((start, end))
     return out
 
 
+# a word of one or two letters and a full stop ending a text: an abbreviation's last part
+_SHORT_ABBREVIATION = re.compile(r"(?<![^\W\d_])[^\W\d_]{1,2}\.$")
 # an abbreviation ending a text, after another word: "con el Sr.", "le Dr." (not "Bien.")
 _LAST_ABBREVIATION = re.compile(r"[\w,;]\s+([^\W\d_]{2,5})\.$")
 

@@ -73,7 +73,8 @@ def on_24_hour_clock(clock: str) -> str:
     """A 12-hour time as the 24-hour clock writes it: "3pm" -> "15", "10:30 a.m." -> "10:30",
     "12am" -> "0"."""
     hour, minutes = re.match(r"(\d+)(:\d\d)?", clock).groups()
-    hour = int(hour) % 12 + (12 if clock.rstrip(".").lower().endswith(("pm", "p.m")) else 0)
+    afternoon = re.sub(r"[\s.]", "", clock.lower()).endswith("pm")  # "3pm", "3 p. m."
+    hour = int(hour) % 12 + (12 if afternoon else 0)
     return f"{hour}{minutes or ''}"
 
 
