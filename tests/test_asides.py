@@ -1,0 +1,80 @@
+"""Asides in parentheses: translated apart and put back where the main sentence's links say."""
+
+from __future__ import annotations
+
+import pytest
+
+from heedful.asides import as_aside, find_asides, put_asides
+from heedful.bundled import model_dir
+from heedful.explain.alignment_spans import WordLink
+from heedful.translator import Translator
+
+
+@pytest.fixture(scope="module")
+def en_fr():
+    return Translator.load(model_dir("en-fr"))
+
+
+def test_asides_are_cut_out_with_the_space_before_them_and_offsets_map_back():
+    text = "Tom (my brother) met Ana (2019) here."
+    found = find_asides(text)
+    assert found.main == "Tom met Ana here."
+    assert found.texts == ["my brother", "2019"] and found.to_translate == [0]
+    assert [text[a:b] for a, b in found.cuts] == [" (my brother)", " (2019)"]
+    here = found.main.index("here")
+    assert text[found.main_to_sentence(here) :].startswith("here")
+    assert found.main_to_sentence(3, end=True) == 3  # "Tom" ends before its aside
+    assert found.main_to_sentence(3) == len("Tom (my brother)")  # " met" starts after it
+    opening = find_asides("(Note) This is it.")
+    assert opening.main == "This is it." and opening.cuts == [(0, 7)]
+    assert find_asides("No aside here.") is None
+    assert find_asides("(only an aside)") is None  # no word outside it
+    phone = "Call +1 (555) 123-4567 (my cell)."
+    kept = find_asides(phone, [(5, 22)])
+    assert kept.texts == ["my cell"] and kept.main == "Call +1 (555) 123-4567."
+
+
+def test_an_aside_goes_after_the_target_word_linked_to_the_word_before_it():
+    found = find_asides("Tom (my brother) is here.")
+    translation = "Hier, Tom est ici."  # "Tom" is not the first word of the translation
+    links = [WordLink((0, 3), (6, 9), "Tom", "Tom"), WordLink((4, 6), (10, 13), "is", "est")]
+    put = put_asides(found, translation, links, ["mon frère"])
+    assert put.text == "Hier, Tom (mon frère) est ici."
+    assert put.text[put.starts[0] :].startswith("mon frère")
+    assert put.moved(10) == put.text.index("est") and put.moved(9, end=True) == 9
+    # no link for the words before it: at the same relative place, after a word
+    put = put_asides(found, translation, [], ["mon frère"])
+    assert put.text == "Hier (mon frère), Tom est ici."  # a quarter in: after "Hier"
+    opening = find_asides("(Note) This is it.")
+    assert put_asides(opening, "C'est ça.", [], ["Note"]).text == "(Note) C'est ça."
+
+
+def test_an_aside_s_translation_keeps_its_small_opening_and_lack_of_a_full_stop():
+    assert as_aside("mi hermano", "My brother.") == "my brother"
+    assert as_aside("Tom", "Tom.") == "Tom"
+    assert as_aside("ver nota.", "See note.") == "see note."  # its own full stop stays
+    assert as_aside("casi", "") == "casi"  # nothing translated: as written
+
+
+def test_a_sentence_with_an_aside_translates_whole_and_its_links_index_the_texts(en_fr):
+    """Before: "Tom (my brother) is here." -> "Tom Łmy est dans l'esprit.", "The book (2019)
+    is good." -> "Le livre de la casse 2019lt est bon."."""
+    translator = en_fr
+    texts = ["Tom (my brother) is here.", "The book (2019) is good.", "(Note) This is important."]
+    found = translator.translate(texts, alignments=True)
+    assert [t.text for t in found] == [
+        "Tom (mon frère) est ici.",
+        "Le livre (2019) est bon.",
+        "(Note) C'est important.",
+    ]
+    for text, translation in zip(texts, found, strict=True):
+        for link in translation.alignment:
+            assert text[slice(*link.source)] == link.source_word
+            assert translation.text[slice(*link.target)] == link.target_word
+    pairs = {(k.source_word, k.target_word) for k in found[0].alignment}
+    assert {("Tom", "Tom"), ("brother", "frère"), ("here", "ici")} <= pairs
+    assert ("2019", "2019") in {(k.source_word, k.target_word) for k in found[1].alignment}
+    # without alignments, the same text; in a paragraph, the same sentence
+    assert translator.translate(texts[:1]) == [found[0].text]
+    paragraph = translator.translate(["Tom (my brother) is here. He is happy."])[0]
+    assert paragraph.startswith("Tom (mon frère) est ici. ")
