@@ -654,6 +654,28 @@ def test_words_mixing_symbols_the_vocabulary_lacks_with_what_it_reads_are_kept()
     assert protect("Cuesta £5.", kept=[(7, 9)]).spans == ["£5"]
 
 
+def test_an_amount_with_its_currency_is_one_span_written_the_target_way():
+    """Before: "It cost me $5 and €10." -> "Ça m'a coûté 5 dollars et 10.", "Cuesta 5 $." ->
+    "It costs 5."."""
+    text = "Pagué $5, 10 €, £3,50 y 1.200 € (no 5 euros)."
+    assert [text[a:b] for a, b in find_spans(text)] == ["$5", "10 €", "£3,50", "1.200 €", "5"]
+    protected = protect(text, "es", "en")
+    assert protected.spans == ["$5", "€10", "£3.50", "€1,200", "5"]
+    assert protect(text, "es", "fr").spans == ["5 $", "10 €", "3,50 £", "1\u202f200 €", "5"]
+    # the currency the model wrote next to the placeholder is the amount's own
+    protected = protect("Cuesta 10 €.", "es", "en")
+    number = protected.placeholders[0]
+    for written in [f"{number} euros", f"€{number}", f"{number} €", f"{number}"]:
+        assert protected.restore(f"It costs {written}.") == "It costs €10."
+
+
+def test_amounts_with_their_currencies_survive_translation(bundled):
+    (found,) = bundled["en-fr"].translate(["It cost me $5 and €10."])
+    assert "5 $" in found and "10 €" in found and "dollars" not in found, found
+    (found,) = bundled["es-en"].translate(["Me costó 5 $ y 10 €."])
+    assert "$5" in found and "€10" in found and "euros" not in found, found
+
+
 def test_curly_quotes_the_vocabulary_lacks_are_given_straight_and_curled_back():
     unknown = "\u201c\u201d\u2013".__contains__
     text = "Dijo \u201chola\u201d \u2013 y \u00abadiós\u00bb."
@@ -709,7 +731,7 @@ def test_a_line_without_words_is_kept_as_it_is_not_made_into_a_sentence(bundled,
     way.", a URL alone with a full stop added."""
     translator = bundled["es-en"]
     lines = ["123", "3,5", "!!!", "...", "¿?", "(1)", "1.234,50 €", "https://example.org/a"]
-    expected = ["123", "3.5", "!!!", "...", "¿?", "(1)", "1,234.50 €", "https://example.org/a"]
+    expected = ["123", "3.5", "!!!", "...", "¿?", "(1)", "€1,234.50", "https://example.org/a"]
     assert translator.translate(lines) == expected
     # a list item's marker alone ("a)" gave "Come on.")
     assert translator.translate(["a)", "(b)", "1."]) == ["a)", "(b)", "1."]
@@ -717,7 +739,8 @@ def test_a_line_without_words_is_kept_as_it_is_not_made_into_a_sentence(bundled,
     assert found.text.endswith(" 3.5.") and found.text != "Hola. 3,5."
     assert ("3,5", "3.5") in {(k.source_word, k.target_word) for k in found.alignment}
     (found,) = translator.translate(["1.234,50 €"], alignments=True)
-    assert [(k.source, k.target) for k in found.alignment] == [((0, 8), (0, 8)), ((9, 10), (9, 10))]
+    # the amount, written the English way, is linked to its number ("€" is one word of it)
+    assert [(k.source, k.target) for k in found.alignment] == [((0, 8), (0, 9))]
     monkeypatch.setattr(translator, "protect_spans", False)
     assert translator.translate(lines) != lines
 

@@ -23,7 +23,11 @@ are copied as they are.
 Codes of letters and digits ("42A", "IB3456", "PS5") are kept the same way: a number stands in
 for one that starts with a digit, a city for one that starts with a letter. A unit's symbol after
 a number ("2,5 kg", "120 cm", "30 °C", "90 km/h") goes with it, behind one number placeholder:
-the bundled models wrote "5 kicked", "120 cym" and "30 Ó" for them ("2,5 kg" -> "2.5 kg").
+the bundled models wrote "5 kicked", "120 cym" and "30 Ó" for them ("2,5 kg" -> "2.5 kg"). So
+does a currency's symbol before or after its amount ("$5", "10 €"), written where the target
+language writes it ("$5" in English, "5 $" in French and Spanish), with whatever currency the
+model wrote next to the placeholder taken in ("100 euros" for "10 €": "€10"): the models wrote
+"Ça m'a coûté 5 dollars et 10." for "It cost me $5 and €10." and "It costs 5." for "Cuesta 5 $.".
 
 A date written with a month's name ("3 de mayo de 1990", "May 3, 1990") is given to the model
 as a weekday, which it translates, and written the target language's way where the weekday is
@@ -163,8 +167,20 @@ _WORD_DECADE = (
 )
 # "etc.", written so in English, Spanish and French; the bundled models wrote "bien sûr", "some"
 _ETC = r"etc(?=\.(?!\w))"  # its full stop stays in the model's text, which may end there
+# an amount of money with its currency's symbol, before or after it ("$5", "€10", "5 $", "3,50 €"):
+# one span, written the target language's way ("$5" in English, "5 $" in French); the bundled
+# models wrote "Ça m'a coûté 5 dollars et 10." for "It cost me $5 and €10." and "It costs 5."
+# for "Cuesta 5 $."
+_MONEY = rf"[$€£¥][ \u00a0]?{_NUMBER}|{_NUMBER}[ \u00a0\u202f]?[$€£¥]"
+_MONEY_PARTS = re.compile(rf"([$€£¥]?)[ \u00a0\u202f]?({_NUMBER})[ \u00a0\u202f]?([$€£¥]?)")
+# what the model may write for a currency next to an amount's placeholder
+_CURRENCY_BEFORE = re.compile(r"[$€£¥][ \u00a0]?$")
+_CURRENCY_AFTER = re.compile(
+    r"[ \u00a0\u202f]?(?:[$€£¥]|(?i:euros?|dollars?|d[oó]lar(?:es)?|pounds?|livres?|libras?"
+    r"|yens?|yenes)(?!\w))"
+)
 _SPAN = re.compile(
-    rf"(?<![\w@/.+-])(?:{_URL}|{_EMAIL}|{_TAG}|{_CLOCK}|{_ORDINAL}|{_CODE}"
+    rf"(?<![\w@/.+-])(?:{_URL}|{_EMAIL}|{_TAG}|{_CLOCK}|{_ORDINAL}|{_CODE}|{_MONEY}"
     rf"|{_NUMBER}{_UNIT}?)(?![\w@/])|(?:{_PLACEHOLDER})|(?<![\w'’]){_ETC}"
     rf"|(?<![\w@/.+-]){_DECADE}|(?<![\w-]){_WORD_DECADE}"
 )
@@ -379,6 +395,11 @@ def protect(
             pool = free[SHORT_NUMBERS] or free[NUMBERS]
             original = span if target == "en" else on_24_hour_clock(span)
             original = original.replace(". m.", ".m.")  # "5 p. m." -> "5 p.m." in English
+        elif _is_money(span):  # "$5", "5 $"
+            pool = free[NUMBERS]
+            before, digits, after = _MONEY_PARTS.fullmatch(span).groups()
+            amount = localise_number(digits, source, target)
+            original = write_money(span, before or after, amount, target)
         elif (start, end) in phones:  # "+1 (555) 123-4567": as it is
             pool, original = free[NUMBERS], span
         elif (start, end) in symbols and (amount := _SYMBOLS_NUMBER.fullmatch(span)):  # "£5"
@@ -491,6 +512,13 @@ def _extent(match: re.Match, span: str, translation: str) -> Span:
       hour: "Il est 25°C dehors", not "Il est 25°C heures dehors");
     * minutes after a time that has its own ("1:50:00" for "a las 1:50": "1:50");
     * the full stop after a span ending with its own ("9 a.m." ending a sentence)."""
+    if _is_money(span):
+        start, end = match.span()  # "$100 dollars" for "$5": "$5"
+        if before := _CURRENCY_BEFORE.search(translation, 0, start):
+            start = before.start()
+        if after := _CURRENCY_AFTER.match(translation, end):
+            end = after.end()
+        return start, end
     if span.endswith(".") and translation.startswith(".", match.end()):
         return match.start(), match.end() + 1  # "9 a.m.." for "Abrimos a las 9 a. m.": one stop
     unit = span[_unit_start(span) :].lstrip(" \u00a0\u202f")
@@ -517,6 +545,21 @@ _HOURS = re.compile(r" (?:heures?|h|horas?|hours?|o'clock)(?!\w)")
 # how a time on the hour is written in a language that writes a word after it ("15 h")
 HOUR_WORD = {"fr": " h"}
 _AFTER_HOUR = re.compile(r"(?:[ \u00a0]?(?:heures?|h)|:\d)(?!\w)", re.IGNORECASE)
+
+
+def _is_money(span: str) -> bool:
+    """Whether ``span`` is an amount with its currency's symbol."""
+    money = _MONEY_PARTS.fullmatch(span)
+    return money is not None and bool(money[1] or money[3])
+
+
+def write_money(span: str, symbol: str, amount: str, target: str | None) -> str:
+    """An amount (``span`` as written) with its currency's symbol as ``target`` writes it:
+    before it in English ("$5", "€10"), after it and a space in the other languages ("5 $");
+    where the target is not known, where the span has it."""
+    if target is None:
+        return span.replace(_MONEY_PARTS.fullmatch(span)[2], amount)
+    return f"{symbol}{amount}" if target == "en" else f"{amount} {symbol}"
 
 
 def _put(match: re.Match, span: str) -> str:
