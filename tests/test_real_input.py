@@ -669,6 +669,15 @@ def test_an_amount_with_its_currency_is_one_span_written_the_target_way():
         assert protected.restore(f"It costs {written}.") == "It costs €10."
 
 
+def test_a_line_ending_with_a_comma_or_a_colon_is_translated_as_a_sentence_and_keeps_it(bundled):
+    """Before: "Hi Sarah," -> "Salut Sarah, Sarah.", "Hola Ana:" -> "Hi Ana, guys."."""
+    found = bundled["en-fr"].translate(["Hi Sarah,\n\nThanks for your email.", "Hi Tom,"])
+    assert found == ["Salut Sarah,\n\nMerci pour votre courriel.", "Salut Tom,"]
+    found = bundled["es-en"].translate(["Hola Ana:", "Hola Ana,"], alignments=True)
+    assert [t.text for t in found] == ["Hi Ana:", "Hi Ana,"]
+    assert ("Ana", "Ana") in {(k.source_word, k.target_word) for k in found[0].alignment}
+
+
 def test_amounts_with_their_currencies_survive_translation(bundled):
     (found,) = bundled["en-fr"].translate(["It cost me $5 and €10."])
     assert "5 $" in found and "10 €" in found and "dollars" not in found, found

@@ -28,7 +28,7 @@ their own tools do.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from heedful.asides import Asides, as_aside, find_asides, put_asides
 from heedful.casing import (
@@ -114,16 +114,44 @@ def translate_texts(
     paragraphs = [paragraph(translator, text) for text in texts]
     in_capitals = [paragraph_in_capitals(translator, p) for p in paragraphs for _ in p.spans]
     sentences = [s for p in paragraphs for s in p.sentences]
+    # a line ending with "," or ":" (a letter's greeting: "Hi Sarah,") goes to the model ended
+    # with a full stop, which Tatoeba's sentences all have ("Salut Sarah, Sarah." before)
+    marks = [_open_end(translator, s) for s in sentences]
+    sentences = [s[:-1] + "." if mark else s for s, mark in zip(sentences, marks, strict=True)]
     asides = [_asides(translator, s) for s in sentences]
     if any(asides):  # "Tom (mi hermano) está aquí."
         found = _translate_asides(translator, sentences, in_capitals, asides, options, alignments)
     else:
         found = translate_sentences(translator, sentences, in_capitals, options, alignments)
+    found = [
+        [_ended(o, mark, translator.target_language) for o in options] if mark else options
+        for options, mark in zip(found, marks, strict=True)
+    ]
     out, at = [], 0
     for p in paragraphs:
         parts, at = found[at : at + len(p.spans)], at + len(p.spans)
         out.append(paragraph_n_best(p, parts, options.n_best, alignments))
     return out
+
+
+def _open_end(translator, sentence: str) -> str | None:
+    """The comma or colon ending ``sentence`` (a letter's greeting, a heading), if it ends with
+    one after a word and the translator cuts texts into sentences."""
+    if translator.split_sentences and sentence[-1:] in ",:" and sentence[-2:-1].isalnum():
+        return sentence[-1]
+    return None
+
+
+def _ended(translation: Translation, mark: str, target: str | None) -> Translation:
+    """``translation`` of a sentence given with a full stop in place of ``mark``, ended with
+    ``mark`` again (in place of the model's full stop, or after its last word; French puts a
+    space before a colon)."""
+    text = translation.text
+    if not text or text[-1] in "!?…":
+        return translation
+    mark = " :" if mark == ":" and target == "fr" else mark
+    text = text[:-1] + mark if text.endswith(".") else text + mark
+    return replace(translation, text=text)
 
 
 def _asides(translator, sentence: str) -> Asides | None:
