@@ -176,6 +176,13 @@ def test_a_name_typed_in_lower_case_is_kept_if_the_model_cannot_read_it_as_a_nam
     assert RARELY.unseen_names("vino kwame") == []  # no people given
     assert RARELY.unseen_names("VINO KWAME CON PEDRO.", PEOPLE, capitals=True) == [
         (5, 10), (15, 20)]  # fmt: skip
+    # a word read with accents, typed without them, is that word: "frances" is "francés"
+    # (the bundled es -> en model read "Frances" once: "quiero estudiar frances" gave "I want
+    # to study Tom." before, when "frances" was taken for her)
+    lexicon = Lexicon.count(["Hablo francés."] * 6 + ["Vino Frances."])
+    frances = People(names=frozenset({"Frances"}), first=frozenset({"Frances"}))
+    assert lexicon.unseen_names("quiero estudiar frances", frances) == []
+    assert lexicon.unseen_names("vino Frances", frances) == [(5, 12)]  # capitalised: her
 
 
 def test_a_first_name_and_a_last_name_are_a_full_name_even_if_each_is_a_word():

@@ -208,12 +208,15 @@ class Lexicon:
         """Names of ``people`` typed in lower case ("mi hermano se llama pedro") that the model
         cannot read as names: a first name never read ("kwame"; not a word that is only a last
         name: "stock", "guay"), or a name read capitalised at most ``RARE`` times ("pedro");
-        not a name the training text writes in lower case ("rosa")."""
+        not a name the training text writes in lower case ("rosa"), nor a word it has with
+        accents ("frances", read once as "Frances", is "francés": "I want to study Tom.")."""
         out = []
         for m in _WORD.finditer(text):
             word = m.group()
             if not word.islower() or len(word) < 2:
                 continue
+            if word in self._accented:
+                continue  # a word typed without its accents: "frances" is "francés"
             name = word.capitalize()
             never = not self.knows(word) and name in _unaccented(people.first)  # "jurgen"
             if (never or self._person(name, people)) and not self._contracted(word):
