@@ -179,13 +179,17 @@ class Lexicon:
         after it ("Alice Smith"); not a place (``places``: "Virginia", "India"), a month, nor a
         word the training text writes in lower case ("Rose", "Lucía" of the verb); in capitals
         ("ALICE"), the same judged on the word capitalised."""
-        out = []
+        out: list[Span] = []
+        if not any(c.isupper() for c in text):
+            return out  # most sentences: one look
         words = list(_WORD.finditer(text))
         for k, m in enumerate(words):
             word = m.group()
             name = word.capitalize() if word.isupper() and len(word) > 1 else word
-            if name == WOMAN_PLACEHOLDER or self.usual_case(name) is None:
-                continue  # Mary is her own placeholder; a name never read is unseen_names's
+            if name not in people.women or name == WOMAN_PLACEHOLDER:
+                continue  # Mary is her own placeholder
+            if self.usual_case(name) is None:
+                continue  # a name never read is unseen_names's
             # read capitalised, or so seldom that it may be a name read only opening sentences
             rare = self.counts is not None and self.counts.get(name.lower(), 0) <= RARE
             read = self._read_capitalised(name) or rare
