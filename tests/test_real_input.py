@@ -678,6 +678,23 @@ def test_a_line_ending_with_a_comma_or_a_colon_is_translated_as_a_sentence_and_k
     assert ("Ana", "Ana") in {(k.source_word, k.target_word) for k in found[0].alignment}
 
 
+def test_french_elides_de_and_que_before_a_name_as_its_first_letter_needs():
+    from heedful.protect import Protected
+
+    restore = Protected("x", ["Mary"], ["Agnes"], target="fr").restore
+    assert restore("La sœur de Mary et que Mary.") == "La sœur d'Agnes et qu'Agnes."
+    assert Protected("x", ["Alice"], ["Tom"], target="fr").restore("Le livre d'Alice.") == (
+        "Le livre de Tom.")  # fmt: skip
+    assert Protected("x", ["Mary"], ["Yaa"], target="fr").restore("que Mary") == "que Yaa"
+    assert Protected("x", ["Mary"], ["Agnes"], target="en").restore("de Mary") == "de Agnes"
+
+
+def test_an_english_possessive_stays_with_the_model_and_the_name_survives(bundled):
+    """Before: "Tom took Halima's money." -> "Tom a pris de l'argent à Halima's."."""
+    found = bundled["en-fr"].translate(["Tom took Halima's money.", "I know that Angel loves me."])
+    assert found == ["Tom a pris l'argent de Halima.", "Je sais qu'Angel m'aime."]
+
+
 def test_amounts_with_their_currencies_survive_translation(bundled):
     (found,) = bundled["en-fr"].translate(["It cost me $5 and €10."])
     assert "5 $" in found and "10 €" in found and "dollars" not in found, found

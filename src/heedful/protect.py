@@ -262,6 +262,8 @@ class Protected:
                         put += HOUR_WORD[self.target]
                     found.append((_extent(match, span, translation), put))
                     found += _plural_before(match, span, translation)
+                    if self.target == "fr" and not span[:1].isdigit():
+                        found += _elision_before(match, span, translation)
         return sorted(found)
 
     def mended(self, translation: str) -> str:
@@ -444,6 +446,22 @@ def _plural_before(match: re.Match, span: str, translation: str) -> list[tuple[S
     return [(before.span(1), plural.capitalize() if word[0].isupper() else plural)]
 
 
+def _elision_before(match: re.Match, span: str, translation: str) -> list[tuple[Span, str]]:
+    """French's "de" and "que" before a name, elided as its first letter needs: "de Agnes" ->
+    "d'Agnes" (the placeholder "Mary" took "de"), "d'Tom" -> "de Tom" (after "Alice")."""
+    vowel = span[:1] in _VOWELS and not (span[:1] in "Yy" and span[1:2] in _VOWELS)  # "de Yaa"
+    before = (_UNELIDED if vowel else _ELIDED).search(translation, 0, match.start())
+    if before is None:
+        return []
+    word = before.group(1)
+    if vowel:
+        return [(before.span(), word[:-1] + "'")]  # "de " -> "d'", "que " -> "qu'"
+    return [(before.span(), word + "e ")]  # "d'" -> "de ", "qu'" -> "que "
+
+
+_VOWELS = set("AEIOUYÀÂÉÈÊËÎÏÔÛÜaeiouyàâéèêëîïôûü")
+_UNELIDED = re.compile(r"(?<![\w'’])([dD]e|[qQ]ue) $")
+_ELIDED = re.compile(r"(?<![\w'’])([dD]|[qQ]u)['’]$")
 _SINGULAR_BEFORE = re.compile(r"(?<!\w)(du|au|del|al) $", re.IGNORECASE)
 _PLURAL = {"du": "des", "au": "aux", "del": "de los", "al": "a los"}
 

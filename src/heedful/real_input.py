@@ -370,6 +370,8 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
                 names = rare_names(sentence, lambda w: len(translator.tokenizer.encode(w)) - 1)
             extra += mixed_case(sentence)  # "YouTube"
             extra += quoted_titles(sentence, source)  # '"The Lord of the Rings"'
+        if source == "en":  # "Halima's money": "Mary's money", not "Mary money"
+            names = [_without_possessive(sentence, span) for span in names]
         extra += names
         # a woman's first name: a woman's placeholder, for the words that agree with it
         women = [n for n in names if people(source).is_woman(sentence[n[0] : n[1]])]
@@ -389,6 +391,15 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
         text = lexicon.restore_accents(text)
         text = lexicon.restore_apostrophes(text, source)  # "dont" -> "don't"
     return Prepared(sentence, text, protected, caps, quotes)
+
+
+def _without_possessive(sentence: str, span: Span) -> Span:
+    """A name's span without the English possessive ending it ("Halima's", "James'"), which
+    stays with the model: "Tom took Halima's money." gave "Tom a pris de l'argent à Halima's."."""
+    start, end = span
+    if sentence[start:end].endswith(("'s", "’s")):
+        return start, end - 2
+    return span
 
 
 def _has_words(prepared: Prepared) -> bool:
