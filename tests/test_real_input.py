@@ -432,6 +432,9 @@ def test_a_title_and_the_name_after_it_are_one_name():
     assert found("Hablé con Ela y la Sra. Gil.", "es") == ["la Sra. Gil"]
     assert found("I met the Dr. Smith.", "en") == ["Dr. Smith"]  # articles in Spanish only
     assert found("I met Dr. O'Brien and Mrs. Smith.", "en") == ["Dr. O'Brien", "Mrs. Smith"]
+    # with its possessive, which prepare leaves to the model ("La voiture de M. La voiture de
+    # Smith est rouge." for "Mr. Smith's car is red.", when the title was not found)
+    assert found("Mr. Smith's car is red.", "en") == ["Mr. Smith's"]
     # not a title: lower case, not followed by a name, or the sentence's first word
     assert found("Compré pan, etc. Luego volví.", "es") == []
     assert found("See Dr. who?", "en") == []
@@ -582,6 +585,7 @@ def test_the_title_of_a_work_quoted_in_english_title_case_is_kept_from_the_model
         ("en-fr", "I spoke with Mrs. Smith yesterday.", "Mme Smith"),
         ("en-fr", "Dr. Jones is a doctor.", "Dr Jones"),  # was "Buvez. Jones est médecin."
         ("en-fr", "Mr. and Mrs. Brown are here.", "M. et Mme Brown"),
+        ("en-fr", "Mr. Smith's car is red.", "voiture de M. Smith"),  # its possessive
         # the titles of works in quotes: "The Lord du Rings", "Le-t-elle", "One Hundred" (dropped)
         ("en-fr", 'I watched "The Lord of the Rings" yesterday.', '"The Lord of the Rings"'),
         ("en-fr", 'She sang "Let It Be" at the party.', '"Let It Be"'),

@@ -79,7 +79,7 @@ def titled_names(
 
     def in_name(word: str, before: str, dot: str) -> bool:
         if name_word is None:
-            return word.istitle()
+            return _POSSESSIVE.sub("", word).istitle()  # "Smith's" of "Mr. Smith's car"
         if name_word(word) or dot and not before:  # "DR. BROWN": the word after "DR."
             return True
         first = people is not None and before.capitalize() in people.first
@@ -207,6 +207,7 @@ MINOR_TITLE_WORDS = set(
 )
 _QUOTED = re.compile(r'(?:"|“|‘|« ?)(?P<inner>[^"“”‘’«»\n]+?)(?:"|”|’| ?»)')
 _LETTERS = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
+_POSSESSIVE = re.compile(r"['’]s$")
 _MIXED = re.compile(r"(?<![\w'’-])[^\W\d_]*[a-zà-ÿ][A-ZÀ-Þ][^\W\d_]*(?:['’][^\W\d_]+)?(?![\w'’-])")
 _TITLE = re.compile(r"(?<![\w.])([^\W\d_]{1,5})(\.?)(?=[ -]|$)")
 # the article a person's title takes in a language, which the title's translation drops ("el

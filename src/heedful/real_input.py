@@ -353,7 +353,8 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
         if translator.protect_names and not capitals:
             # a title and the name after it, in Title Case too ("Dear Mrs. Smith,", "Dr. John
             # Brown" signing a letter gave "Dar Monsieur, la fumée." and "Buvez John marron")
-            extra += titled_names(sentence, titles(source), source)  # "Sr. Pérez", "Dr. Smith"
+            titled = titled_names(sentence, titles(source), source)  # "Sr. Pérez", "Dr. Smith"
+            extra += [_without_possessive(sentence, span) for span in titled]  # "Mr. Smith's"
         elif translator.protect_names and lexicon is not None:  # "EL SR. GARCÍA LLEGÓ TARDE."
             name_word = lexicon.may_be_name  # "GARCÍA", not "LLEGÓ"
             extra += titled_names(sentence, titles(source), source, name_word, people(source))
@@ -394,8 +395,8 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
 
 
 def _without_possessive(sentence: str, span: Span) -> Span:
-    """A name's span without the English possessive ending it ("Halima's", "James'"), which
-    stays with the model: "Tom took Halima's money." gave "Tom a pris de l'argent à Halima's."."""
+    """A name's span without the English possessive ending it ("Halima's"), which stays with
+    the model: "Tom took Halima's money." gave "Tom a pris de l'argent à Halima's."."""
     start, end = span
     if sentence[start:end].endswith(("'s", "’s")):
         return start, end - 2
