@@ -54,6 +54,10 @@ def test_an_aside_s_translation_keeps_its_small_opening_and_lack_of_a_full_stop(
     assert as_aside("Tom", "Tom.") == "Tom"
     assert as_aside("ver nota.", "See note.") == "see note."  # its own full stop stays
     assert as_aside("casi", "") == "casi"  # nothing translated: as written
+    # a word the target language always capitalises keeps it ("lunes" gave "(monday)")
+    assert as_aside("lunes", "Monday.", "en") == "Monday"
+    assert as_aside("yo también", "I'm too.", "en") == "I'm too"
+    assert as_aside("lundi", "Monday.", "fr") == "monday"  # French has no such rule for it
 
 
 def test_a_sentence_with_an_aside_translates_whole_and_its_links_index_the_texts(en_fr):

@@ -25,6 +25,7 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from heedful.dates import MONTHS, WEEKDAYS
 from heedful.explain.alignment_spans import WordLink
 from heedful.textmap import Span
 
@@ -92,16 +93,20 @@ def find_asides(sentence: str, keep_whole: Collection[Span] = ()) -> Asides | No
     return Asides(sentence, text, cuts, insides, at)
 
 
-def as_aside(source: str, translation: str) -> str:
+def as_aside(source: str, translation: str, target: str | None = None) -> str:
     """An aside's translation as the aside was written: without the full stop the model ended
     it with, or the capital it opened it with, where the aside has neither ("mi hermano" gave
-    "My brother.": "my brother")."""
+    "My brother.": "my brother"); a word the ``target`` language always capitalises keeps its
+    capital ("lunes" -> "Monday", "I")."""
     if not translation:
         return source
     if not source.rstrip().endswith((".", "!", "?", "…")):
         translation = _ADDED_END.sub("", translation)
+    first = _WORD.match(translation)
+    always = {"I", *MONTHS.get(target or "", ()), *WEEKDAYS.get(target or "", ())}
+    capital = first is not None and (first.group() in always or first.group().split("'")[0] == "I")
     opens_small = source[:1].islower()
-    if opens_small and translation[:1].isupper() and translation[1:2].islower():
+    if opens_small and not capital and translation[:1].isupper() and translation[1:2].islower():
         translation = translation[0].lower() + translation[1:]
     return translation
 

@@ -189,17 +189,22 @@ def _translate_asides(translator, sentences: list[str], in_capitals: list[bool],
     for i, options_ in zip(apart, mains, strict=True):
         texts, wanted = asides[i].texts, asides[i].to_translate
         best = [next(translated)[0] if k in wanted else None for k in range(len(texts))]
-        out[i] = [_with_asides(asides[i], o, best, alignments) for o in options_]
+        target = translator.target_language
+        out[i] = [_with_asides(asides[i], o, best, alignments, target) for o in options_]
     return out
 
 
 def _with_asides(
-    asides: Asides, main: Translation, best: list[Translation | None], alignments: bool
+    asides: Asides,
+    main: Translation,
+    best: list[Translation | None],
+    alignments: bool,
+    target: str | None = None,
 ) -> Translation:
     """The translation of a sentence from its main part's and its asides' (``best``; None for
     one copied: "2019")."""
     texts = [
-        text if b is None else as_aside(text, b.text)
+        text if b is None else as_aside(text, b.text, target)
         for b, text in zip(best, asides.texts, strict=True)
     ]
     put = put_asides(asides, main.text, main.alignment or [], texts)
