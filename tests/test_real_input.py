@@ -830,6 +830,13 @@ def test_a_time_on_the_12_hour_clock_is_a_span_written_the_24_hour_way_out_of_en
     )
     assert protected.restore(f"We opened at {protected.placeholders[0]}.") == "We opened at 9 a.m."
     assert protect("Llegó a las 5 p. m. y se fue.", "es", "fr").spans == ["17"]
+    # hours from one time to another, one span ("9 h-5 cents" for "9am-5pm" before)
+    assert protect("Open 9am-5pm.", "en", "fr").spans == ["9 h-17 h"]
+    assert protect("Open 9:30am-5:30pm.", "en", "fr").spans == ["9:30-17:30"]
+    assert protect("Open 9am-5pm.", "en", "es").spans == ["9-17"]
+    assert protect("Abre 9am-5pm.", "es", "en").spans == ["9am-5pm"]
+    protected = protect("Open 9:30am-5:30pm.", "en", "fr")  # the hours the model wrote go
+    assert protected.restore(f"Ouvert {protected.placeholders[0]} heures.") == "Ouvert 9:30-17:30."
 
 
 def test_a_12_hour_time_survives_translation_into_french(bundled, monkeypatch):

@@ -179,8 +179,10 @@ _CURRENCY_AFTER = re.compile(
     r"[ \u00a0\u202f]?(?:[$€£¥]|(?i:euros?|dollars?|d[oó]lar(?:es)?|pounds?|livres?|libras?"
     r"|yens?|yenes)(?!\w))"
 )
+# hours from one time to another ("9am-5pm"): the bundled en -> fr model wrote "9 h-5 cents"
+_CLOCK_RANGE = rf"{_CLOCK}[-–]{_CLOCK}"
 _SPAN = re.compile(
-    rf"(?<![\w@/.+-])(?:{_URL}|{_EMAIL}|{_TAG}|{_CLOCK}|{_ORDINAL}|{_CODE}|{_MONEY}"
+    rf"(?<![\w@/.+-])(?:{_URL}|{_EMAIL}|{_TAG}|{_CLOCK_RANGE}|{_CLOCK}|{_ORDINAL}|{_CODE}|{_MONEY}"
     rf"|{_NUMBER}{_UNIT}?)(?![\w@/])|(?:{_PLACEHOLDER})|(?<![\w'’]){_ETC}"
     rf"|(?<![\w@/.+-]){_DECADE}|(?<![\w-]){_WORD_DECADE}"
 )
@@ -393,6 +395,13 @@ def protect(
             if not {source, target} <= _ETC_LANGUAGES:
                 continue  # left to the model
             pool, original = free[NAMES], span
+        elif re.fullmatch(_CLOCK_RANGE, span):  # "9am-5pm": "9 h-17 h" in French
+            pool = free[SHORT_NUMBERS] or free[NUMBERS]
+            ends = re.findall(_CLOCK, span)
+            word = HOUR_WORD.get(target or "", "")
+            times = [on_24_hour_clock(end) for end in ends]
+            times = [t if ":" in t else t + word for t in times]  # "9 h", "9:30"
+            original = span if target == "en" else "-".join(times)
         elif re.fullmatch(_CLOCK, span):  # "3pm": "12" for the model, "15" in French
             pool = free[SHORT_NUMBERS] or free[NUMBERS]
             original = span if target == "en" else on_24_hour_clock(span)
@@ -556,7 +565,9 @@ def _extent(match: re.Match, span: str, translation: str) -> Span:
     return match.span()
 
 
-_TIME = re.compile(rf"\d{{1,2}}:\d{{2}}|{_CLOCK}")  # "15:30", "3:30 PM", "3pm"
+_TIME = re.compile(
+    rf"\d{{1,2}}:\d{{2}}(?:-\d{{1,2}}:\d{{2}})?|{_CLOCK}"
+)  # "15:30", "3pm", "9:30-17:30"
 _MINUTES = re.compile(r":\d\d(?!\d)")
 _YEARS_WORD = re.compile(r" (?:ans|années|años)(?!\w)")
 _HOURS = re.compile(r" (?:heures?|h|horas?|hours?|o'clock)(?!\w)")
