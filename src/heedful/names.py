@@ -12,7 +12,7 @@ import importlib
 import re
 import zoneinfo
 from collections import Counter
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 
@@ -337,19 +337,9 @@ def places(language: str) -> frozenset[str]:
     words: set[str] = set()
     for zone in zoneinfo.available_timezones():  # "America/Los_Angeles"
         words.update(w for part in zone.split("/") for w in part.split("_") if w[:1].isupper())
-    for locale in ("en", *PERSON_LOCALES.get(language, ())):
-        try:
-            provider = importlib.import_module(f"faker.providers.address.{locale}").Provider
-        except ImportError:
-            continue
-        for attribute in PLACE_LISTS:
-            listed = getattr(provider, attribute, ())
-            if isinstance(listed, dict):
-                listed = [*listed.keys(), *listed.values()]
-            if isinstance(listed, tuple | list):
-                words.update(
-                    w for n in listed for w in re.split(r"[ -]", str(n)) if w[:1].isupper()
-                )
+    locales = ("en", *PERSON_LOCALES.get(language, ()))
+    for place in _faker_lists("address", locales, PLACE_LISTS):
+        words.update(w for w in re.split(r"[ -]", place) if w[:1].isupper())
     return frozenset(words)
 
 
@@ -357,14 +347,24 @@ def _faker_names(language: str, attributes: tuple[str, ...], opening: bool = Fal
     """The words of the names the locales' person providers list as ``attributes``; with
     ``opening``, each name's first word only."""
     out = []
-    for locale in PERSON_LOCALES.get(language, ()):
+    for name in _faker_lists("person", PERSON_LOCALES.get(language, ()), attributes):
+        words = re.split(r"[ -]", name)[: 1 if opening else None]
+        out += [w for w in words if w[:1].isupper()]
+    return out
+
+
+def _faker_lists(provider: str, locales: Iterable[str], attributes: Iterable[str]) -> Iterator[str]:
+    """What the ``locales``' Faker ``provider`` ("person", "address") lists as ``attributes``
+    (a dict's keys and the values that are text: a weighted list's names, a code's place), not
+    what a locale computes instead of listing it."""
+    for locale in locales:
         try:
-            provider = importlib.import_module(f"faker.providers.person.{locale}").Provider
+            module = importlib.import_module(f"faker.providers.{provider}.{locale}").Provider
         except ImportError:
             continue
         for attribute in attributes:
-            names = getattr(provider, attribute, ())
-            if isinstance(names, tuple | list | dict):  # not a property some locales compute
-                words = [re.split(r"[ -]", str(n))[: 1 if opening else None] for n in names]
-                out += [w for ws in words for w in ws if w[:1].isupper()]
-    return out
+            listed = getattr(module, attribute, ())
+            if isinstance(listed, dict):
+                listed = [*listed, *(v for v in listed.values() if isinstance(v, str))]
+            if isinstance(listed, tuple | list):  # not a property some locales compute
+                yield from map(str, listed)
