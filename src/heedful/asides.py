@@ -22,11 +22,13 @@ translation's word at the same relative place.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
-from dataclasses import dataclass
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, replace
 
+from heedful.casing import is_all_caps
 from heedful.dates import MONTHS, WEEKDAYS
-from heedful.explain.alignment_spans import WordLink
+from heedful.explain.alignment_spans import WordLink, copied
+from heedful.protect import find_phone_numbers, find_spans
 from heedful.textmap import Span
 
 # " (my brother)": the space before it, and its inside
@@ -175,3 +177,77 @@ def _word_end(text: str, offset: int) -> int:
     """The end of the word at or before ``offset`` in ``text`` (0 if none)."""
     words = [m.end() for m in _WORD.finditer(text) if m.start() < max(offset, 1)]
     return words[-1] if words else 0
+
+
+def sentence_asides(translator, sentence: str) -> Asides | None:
+    """A sentence's asides in parentheses (heedful.asides), where the translator cuts texts
+    into sentences; none inside the spans it keeps (a phone number's "(555)")."""
+    if not translator.split_sentences or "(" not in sentence:
+        return None
+    keep = []
+    if translator.protect_spans:
+        keep = find_spans(sentence) + find_phone_numbers(sentence, translator.source_language)
+    return find_asides(sentence, keep)
+
+
+def translate_asides(translator, sentences: list[str], in_capitals: list[bool],
+                     asides: list[Asides | None], options, alignments: bool,
+                     translate_sentences: Callable) -> list[list]:  # fmt: skip
+    """``translate_sentences`` (heedful.real_input's) for sentences some of which have asides:
+    the other sentences and the asides in one batch, the sentences without their asides in
+    another, with the links that tell where each aside goes back; each sentence's n best
+    ``Translation``s."""
+    plain = [i for i, found in enumerate(asides) if found is None]
+    apart = [i for i, found in enumerate(asides) if found is not None]
+    inside = [(i, asides[i].texts[k]) for i in apart for k in asides[i].to_translate]
+    capitals = [in_capitals[i] or is_all_caps(sentences[i]) for i, _ in inside]
+    first = translate_sentences(
+        translator, [sentences[i] for i in plain] + [text for _, text in inside],
+        [in_capitals[i] for i in plain] + capitals, options, alignments,
+    )  # fmt: skip
+    mains = translate_sentences(
+        translator, [asides[i].main for i in apart], [in_capitals[i] for i in apart], options, True
+    )
+    out: list[list] = [[] for _ in sentences]
+    for k, i in enumerate(plain):
+        out[i] = first[k]
+    translated = iter(first[len(plain) :])
+    for i, options_ in zip(apart, mains, strict=True):
+        texts, wanted = asides[i].texts, asides[i].to_translate
+        best = [next(translated)[0] if k in wanted else None for k in range(len(texts))]
+        target = translator.target_language
+        out[i] = [with_asides(asides[i], o, best, alignments, target) for o in options_]
+    return out
+
+
+def with_asides(asides: Asides, main, best: list, alignments: bool, target: str | None = None):
+    """The ``Translation`` of a sentence from its main part's and its asides' (``best``; None
+    for one copied: "2019")."""
+    texts = [
+        text if b is None else as_aside(text, b.text, target)
+        for b, text in zip(best, asides.texts, strict=True)
+    ]
+    put = put_asides(asides, main.text, main.alignment or [], texts)
+    translated = [b for b in best if b is not None]
+    tokens = main.tokens + [t for b in translated for t in b.tokens]
+    score = main.score + sum(b.score for b in translated)
+    links = None
+    if alignments:
+        to_source, to_target = asides.main_to_sentence, put.moved
+        links = [
+            WordLink(
+                (to_source(k.source[0]), to_source(k.source[1], end=True)),
+                (to_target(k.target[0]), to_target(k.target[1], end=True)),
+                k.source_word,
+                k.target_word,
+            )  # fmt: skip
+            for k in main.alignment or []
+        ]
+        for (start, end), at, b, text in zip(asides.insides, put.starts, best, texts, strict=True):
+            if b is None:  # copied: each word linked to itself
+                links += [k.shifted(start, at) for k in copied(asides.sentence[start:end])]
+            else:  # the words the aside's translation kept, as written there ("my", not "My")
+                kept = [k.shifted(start, at) for k in b.alignment or [] if k.target[1] <= len(text)]
+                links += [k._replace(target_word=put.text[slice(*k.target)]) for k in kept]
+        links.sort(key=lambda k: (k.source, k.target))
+    return replace(main, text=put.text, score=score, tokens=tokens, alignment=links)

@@ -30,7 +30,7 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass, replace
 
-from heedful.asides import Asides, as_aside, find_asides, put_asides
+from heedful.asides import sentence_asides, translate_asides
 from heedful.casing import (
     capitalise,
     capitalise_first,
@@ -52,7 +52,7 @@ from heedful.names import (
     titled_names,
     unreadable_letters,
 )
-from heedful.protect import PEOPLE, Protected, find_phone_numbers, find_spans, protect
+from heedful.protect import PEOPLE, Protected, find_spans, protect
 from heedful.segment import Paragraph, is_marker, titles
 from heedful.textmap import Span
 from heedful.typography import (
@@ -118,9 +118,11 @@ def translate_texts(
     # with a full stop, which Tatoeba's sentences all have ("Salut Sarah, Sarah." before)
     marks = [_open_end(translator, s) for s in sentences]
     sentences = [s[:-1] + "." if mark else s for s, mark in zip(sentences, marks, strict=True)]
-    asides = [_asides(translator, s) for s in sentences]
+    asides = [sentence_asides(translator, s) for s in sentences]
     if any(asides):  # "Tom (mi hermano) está aquí."
-        found = _translate_asides(translator, sentences, in_capitals, asides, options, alignments)
+        found = translate_asides(
+            translator, sentences, in_capitals, asides, options, alignments, translate_sentences
+        )
     else:
         found = translate_sentences(translator, sentences, in_capitals, options, alignments)
     found = [
@@ -152,85 +154,6 @@ def _ended(translation: Translation, mark: str, target: str | None) -> Translati
     mark = " :" if mark == ":" and target == "fr" else mark
     text = text[:-1] + mark if text.endswith(".") else text + mark
     return replace(translation, text=text)
-
-
-def _asides(translator, sentence: str) -> Asides | None:
-    """A sentence's asides in parentheses (heedful.asides), where the translator cuts texts
-    into sentences; none inside the spans it keeps (a phone number's "(555)")."""
-    if not translator.split_sentences or "(" not in sentence:
-        return None
-    keep = []
-    if translator.protect_spans:
-        keep = find_spans(sentence) + find_phone_numbers(sentence, translator.source_language)
-    return find_asides(sentence, keep)
-
-
-def _translate_asides(translator, sentences: list[str], in_capitals: list[bool],
-                      asides: list[Asides | None], options: DecodingOptions,
-                      alignments: bool) -> list[list[Translation]]:  # fmt: skip
-    """``translate_sentences`` for sentences some of which have asides in parentheses
-    (heedful.asides): the other sentences and the asides in one batch, the sentences without
-    their asides in another, with the links that tell where each aside goes back."""
-    plain = [i for i, found in enumerate(asides) if found is None]
-    apart = [i for i, found in enumerate(asides) if found is not None]
-    inside = [(i, asides[i].texts[k]) for i in apart for k in asides[i].to_translate]
-    capitals = [in_capitals[i] or is_all_caps(sentences[i]) for i, _ in inside]
-    first = translate_sentences(
-        translator, [sentences[i] for i in plain] + [text for _, text in inside],
-        [in_capitals[i] for i in plain] + capitals, options, alignments,
-    )  # fmt: skip
-    mains = translate_sentences(
-        translator, [asides[i].main for i in apart], [in_capitals[i] for i in apart], options, True
-    )
-    out: list[list[Translation]] = [[] for _ in sentences]
-    for k, i in enumerate(plain):
-        out[i] = first[k]
-    translated = iter(first[len(plain) :])
-    for i, options_ in zip(apart, mains, strict=True):
-        texts, wanted = asides[i].texts, asides[i].to_translate
-        best = [next(translated)[0] if k in wanted else None for k in range(len(texts))]
-        target = translator.target_language
-        out[i] = [_with_asides(asides[i], o, best, alignments, target) for o in options_]
-    return out
-
-
-def _with_asides(
-    asides: Asides,
-    main: Translation,
-    best: list[Translation | None],
-    alignments: bool,
-    target: str | None = None,
-) -> Translation:
-    """The translation of a sentence from its main part's and its asides' (``best``; None for
-    one copied: "2019")."""
-    texts = [
-        text if b is None else as_aside(text, b.text, target)
-        for b, text in zip(best, asides.texts, strict=True)
-    ]
-    put = put_asides(asides, main.text, main.alignment or [], texts)
-    translated = [b for b in best if b is not None]
-    tokens = main.tokens + [t for b in translated for t in b.tokens]
-    score = main.score + sum(b.score for b in translated)
-    links = None
-    if alignments:
-        to_source, to_target = asides.main_to_sentence, put.moved
-        links = [
-            WordLink(
-                (to_source(k.source[0]), to_source(k.source[1], end=True)),
-                (to_target(k.target[0]), to_target(k.target[1], end=True)),
-                k.source_word,
-                k.target_word,
-            )  # fmt: skip
-            for k in main.alignment or []
-        ]
-        for (start, end), at, b, text in zip(asides.insides, put.starts, best, texts, strict=True):
-            if b is None:  # copied: each word linked to itself
-                links += [k.shifted(start, at) for k in copied(asides.sentence[start:end])]
-            else:  # the words the aside's translation kept, as written there ("my", not "My")
-                kept = [k.shifted(start, at) for k in b.alignment or [] if k.target[1] <= len(text)]
-                links += [k._replace(target_word=put.text[slice(*k.target)]) for k in kept]
-        links.sort(key=lambda k: (k.source, k.target))
-    return Translation(put.text, score, tokens, links)
 
 
 def paragraph(translator, text: str) -> Paragraph:
