@@ -695,8 +695,13 @@ def test_french_elides_de_and_que_before_a_name_as_its_first_letter_needs():
 
 def test_an_english_possessive_stays_with_the_model_and_the_name_survives(bundled):
     """Before: "Tom took Halima's money." -> "Tom a pris de l'argent à Halima's."."""
-    found = bundled["en-fr"].translate(["Tom took Halima's money.", "I know that Angel loves me."])
-    assert found == ["Tom a pris l'argent de Halima.", "Je sais qu'Angel m'aime."]
+    texts = ["Tom took Halima's money.", "I know that Angel loves me.", "TOM TOOK HALIMA'S MONEY."]
+    found = bundled["en-fr"].translate(texts)
+    assert found == [
+        "Tom a pris l'argent de Halima.",
+        "Je sais qu'Angel m'aime.",
+        "TOM A PRIS L'ARGENT DE HALIMA.",
+    ]
 
 
 def test_amounts_with_their_currencies_survive_translation(bundled):

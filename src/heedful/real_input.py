@@ -326,7 +326,7 @@ def _without_possessive(sentence: str, span: Span) -> Span:
     """A name's span without the English possessive ending it ("Halima's"), which stays with
     the model: "Tom took Halima's money." gave "Tom a pris de l'argent à Halima's."."""
     start, end = span
-    if sentence[start:end].endswith(("'s", "’s")):
+    if sentence[start:end].lower().endswith(("'s", "’s")):  # "HALIMA'S" too
         return start, end - 2
     return span
 
