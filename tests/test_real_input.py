@@ -325,11 +325,11 @@ def test_numbers_are_written_the_target_languages_way():
         ("es-en", f"Mi web es {URL} y mi correo {EMAIL}.", [URL, EMAIL]),
         ("en-fr", f"WRITE TO {EMAIL} TODAY.", [EMAIL]),
         # units: "5 kicked", "120 cym", "30 Ó" before; "10 kma", "200 gourts", "90 mûres"; the
-        # es -> en model of 6 December copies "5 kg" itself, not "1,85 m" ("1.85 of mine")
+        # es -> en model of 6 December copies "5 kg" itself, not "1,85 m" ("1.85 of mine"); the
+        # en -> fr model of session 29 copies "10 km" and "90 mph" itself, not "25 kWh"
         ("es-en", "La mesa mide 1,85 m y pesa 72,5 kg.", ["1.85 m", "72.5 kg"]),
         ("es-en", "La temperatura es de 30 °C.", ["30 °C"]),
-        ("en-fr", "I ran 10 km yesterday.", ["10 km"]),
-        ("en-fr", "The car goes 90 mph.", ["90 mph"]),
+        ("en-fr", "The heater used 25 kWh yesterday.", ["25 kWh"]),
     ],
 )
 def test_urls_addresses_and_numbers_survive_translation_exactly(
@@ -697,11 +697,8 @@ def test_an_english_possessive_stays_with_the_model_and_the_name_survives(bundle
     """Before: "Tom took Halima's money." -> "Tom a pris de l'argent à Halima's."."""
     texts = ["Tom took Halima's money.", "I know that Angel loves me.", "TOM TOOK HALIMA'S MONEY."]
     found = bundled["en-fr"].translate(texts)
-    assert found == [
-        "Tom a pris l'argent de Halima.",
-        "Je sais qu'Angel m'aime.",
-        "TOM A PRIS L'ARGENT DE HALIMA.",
-    ]
+    assert "l'argent de Halima." in found[0] and "L'ARGENT DE HALIMA." in found[2], found
+    assert found[1] == "Je sais qu'Angel m'aime." and "'s" not in found[0] + found[2].lower()
 
 
 def test_amounts_with_their_currencies_survive_translation(bundled):
