@@ -554,6 +554,7 @@ def write_json(args, rows: list[dict], load_before) -> None:
                       "long": decode_workloads.LONG},
         "limit": args.limit,
     }  # fmt: skip
+    Path(args.json).parent.mkdir(parents=True, exist_ok=True)  # bench/results on a fresh clone
     Path(args.json).write_text(json.dumps({"setup": info, "rows": rows}, indent=2) + "\n")
 
 
