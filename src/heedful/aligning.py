@@ -14,6 +14,9 @@ Beam search reorders its rows at every step, so a row's weights are not kept wit
 tokens, end-of-sentence included; row t is the step that read token t - 1, as the forced pass's
 row t). Steps no live sentence began before are forgotten. One list of ints a step, not a trail
 per row: the garbage collector's full passes over a process's objects cost more than the rest.
+
+Where decoding did not keep them (batch by batch, or a translation given), ``forced_cross``
+computes the same weights in one teacher-forced pass.
 """
 
 from __future__ import annotations
@@ -21,8 +24,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import torch
-from torch import Tensor
+from torch import Tensor, nn
 
+from heedful.masks import pad
 from heedful.search import StepRecord
 
 
@@ -42,3 +46,56 @@ class Trails(StepRecord):
         step ``start`` its sentence began (``length``: its source's tokens; wider rows are
         another source's padding)."""
         return torch.stack([self.steps[u][r, :length] for u, r in self.path(step, row, start)])
+
+
+@torch.inference_mode()
+def forced_cross(
+    model: nn.Module,
+    pairs: list[tuple[list[int], list[int]]],
+    layer: int,
+    *,
+    memories: list[Tensor] | None = None,
+    batch_size: int = 128,
+    full_context: bool = False,
+) -> list[Tensor]:
+    """Each pair's cross-attention [H, T, S] in decoder layer ``layer`` with its target forced,
+    float32 on the CPU. A pair is (source ids ending with end-of-sentence, the tokens the
+    decoder is to produce). One teacher-forced pass per batch of pairs, sorted by length and
+    right-padded (the causal decoder and the source mask keep padding out of every real row),
+    through the decoder's layers up to ``layer`` only; ``memories``: each pair's encoder output
+    [S, d_model] where decoding computed it already, else the sources are encoded here.
+    ``full_context``: the decoder's layers read the whole target (the ``full`` method's pass)."""
+    config = model.config
+    device = next(model.parameters()).device
+    order = sorted(range(len(pairs)), key=lambda k: -len(pairs[k][0]) - len(pairs[k][1]))
+    out: list[Tensor] = [torch.empty(0)] * len(pairs)
+    for start in range(0, len(order), batch_size):
+        batch = order[start : start + batch_size]
+        src = pad([pairs[k][0] for k in batch], config.pad_id, device)
+        if memories is None:
+            memory = model.encode(src)
+            states, mask = memory.states, memory.mask
+        else:  # [B, S, d_model], padded with zeros the mask hides
+            states = torch.nn.utils.rnn.pad_sequence([memories[k] for k in batch], True)
+            mask = src != config.pad_id
+        tgt_in = pad([[config.start_id, *pairs[k][1][:-1]] for k in batch], config.pad_id, device)
+        read = dict(causal=False, self_mask=tgt_in != config.pad_id) if full_context else {}
+        x = model.tgt_embed(tgt_in)
+        for below in model.decoder.layers[:layer]:
+            x = below(x, states, mask, **read).x
+        cross = _cross_weights(model.decoder.layers[layer], x, states, mask, read).float().cpu()
+        for row, k in enumerate(batch):
+            source, target = pairs[k]
+            out[k] = cross[row, :, : len(target), : len(source)]
+    return out
+
+
+def _cross_weights(layer: nn.Module, x: Tensor, memory: Tensor, memory_mask: Tensor,
+                   read: dict) -> Tensor:  # fmt: skip
+    """A DecoderLayer's cross-attention weights [B, H, T, S] for its input ``x``: its forward
+    up to them (``heedful.layers.DecoderLayer``), without the feed-forward network after;
+    ``read``: how its self-attention reads the target (``DecoderLayer.cross_query``)."""
+    _, _, weights = layer.cross_attn(
+        layer.cross_query(x, **read), memory, key_mask=memory_mask, need_weights=True
+    )
+    return weights

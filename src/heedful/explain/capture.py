@@ -16,8 +16,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 import torch
-from torch import Tensor, nn
+from torch import nn
 
+from heedful.aligning import forced_cross  # noqa: F401 - where align_ids and tests find it
 from heedful.attended import Attended
 from heedful.decoding import pad
 from heedful.explain.paragraphs import attend_paragraph
@@ -132,56 +133,3 @@ def attend_ids(
         score=score,
         cross_full=cross_full,
     )
-
-
-@torch.inference_mode()
-def forced_cross(
-    model: nn.Module,
-    pairs: list[tuple[list[int], list[int]]],
-    layer: int,
-    *,
-    memories: list[Tensor] | None = None,
-    batch_size: int = 128,
-    full_context: bool = False,
-) -> list[Tensor]:
-    """Each pair's cross-attention [H, T, S] in decoder layer ``layer`` with its target forced,
-    float32 on the CPU. A pair is (source ids ending with end-of-sentence, the tokens the
-    decoder is to produce). One teacher-forced pass per batch of pairs, sorted by length and
-    right-padded (the causal decoder and the source mask keep padding out of every real row),
-    through the decoder's layers up to ``layer`` only; ``memories``: each pair's encoder output
-    [S, d_model] where decoding computed it already, else the sources are encoded here.
-    ``full_context``: the decoder's layers read the whole target (the ``full`` method's pass)."""
-    config = model.config
-    device = next(model.parameters()).device
-    order = sorted(range(len(pairs)), key=lambda k: -len(pairs[k][0]) - len(pairs[k][1]))
-    out: list[Tensor] = [torch.empty(0)] * len(pairs)
-    for start in range(0, len(order), batch_size):
-        batch = order[start : start + batch_size]
-        src = pad([pairs[k][0] for k in batch], config.pad_id, device)
-        if memories is None:
-            memory = model.encode(src)
-            states, mask = memory.states, memory.mask
-        else:  # [B, S, d_model], padded with zeros the mask hides
-            states = torch.nn.utils.rnn.pad_sequence([memories[k] for k in batch], True)
-            mask = src != config.pad_id
-        tgt_in = pad([[config.start_id, *pairs[k][1][:-1]] for k in batch], config.pad_id, device)
-        read = dict(causal=False, self_mask=tgt_in != config.pad_id) if full_context else {}
-        x = model.tgt_embed(tgt_in)
-        for below in model.decoder.layers[:layer]:
-            x = below(x, states, mask, **read).x
-        cross = _cross_weights(model.decoder.layers[layer], x, states, mask, read).float().cpu()
-        for row, k in enumerate(batch):
-            source, target = pairs[k]
-            out[k] = cross[row, :, : len(target), : len(source)]
-    return out
-
-
-def _cross_weights(layer: nn.Module, x: Tensor, memory: Tensor, memory_mask: Tensor,
-                   read: dict) -> Tensor:  # fmt: skip
-    """A DecoderLayer's cross-attention weights [B, H, T, S] for its input ``x``: its forward
-    up to them (``heedful.layers.DecoderLayer``), without the feed-forward network after;
-    ``read``: how its self-attention reads the target (``DecoderLayer.cross_query``)."""
-    _, _, weights = layer.cross_attn(
-        layer.cross_query(x, **read), memory, key_mask=memory_mask, need_weights=True
-    )
-    return weights
