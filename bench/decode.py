@@ -150,7 +150,7 @@ def quantize(model):
 # heedful's options for the fixed batch: exactly NEW_TOKENS new tokens, one batch, |Y|^1
 FIXED = dict(
     min_length=NEW_TOKENS, max_length=NEW_TOKENS, batch_size=BATCH, length_penalty=1.0,
-    length_penalty_form="power",
+    length_penalty_form="power", coverage_penalty=0,
 )  # fmt: skip
 
 
@@ -277,6 +277,7 @@ def heedful_pool_engine(directory: Path, int8: bool):
 PENALTY = dict(  # CTranslate2's scoring and stopping rule, for heedful on the bundled models
     length_penalty=1.0, length_penalty_form="power",
     early_stopping=True,  # a sentence's beam search stops once it holds K finished hypotheses
+    coverage_penalty=0,  # CTranslate2's default; the bundled models' own is 0.1 (heedful.coverage)
 )  # fmt: skip
 
 

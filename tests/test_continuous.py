@@ -159,10 +159,33 @@ def test_the_bundled_models_translate_the_same_with_rows_refilled(name, column, 
     translator = Translator.load(model_dir(name))
     ids = translator.tokenizer.encode_batch(dev(name, column, 500))
     found = [
-        translator.generate(ids, beam_size, continuous=c, batch_size=16, batch_tokens=None)
+        translator.generate(
+            ids, beam_size, continuous=c, batch_size=16, batch_tokens=None, coverage_penalty=0
+        )
         for c in (False, True)
     ]
     assert same(found[1], found[0])
+
+
+@pytest.mark.parametrize("name, column", [("es-en", 1), ("en-fr", 0)])
+def test_with_the_coverage_penalty_too(name, column):
+    """The models' own coverage penalty (heedful.coverage) reads the aligning heads' weights
+    as decoding kept them, or, batch by batch, from a teacher-forced pass: the same tokens and
+    log-probabilities, scores to float32's last digits."""
+    translator = Translator.load(model_dir(name))
+    assert translator.coverage_penalty > 0
+    ids = translator.tokenizer.encode_batch(dev(name, column, 500))
+    batched, refilled = (
+        translator.generate(ids, 4, continuous=c, batch_size=16, batch_tokens=None, n_best=2)
+        for c in (False, True)
+    )
+    flat = lambda found: [h for options in found for h in options]  # noqa: E731
+    assert [h.tokens for h in flat(refilled)] == [h.tokens for h in flat(batched)]
+    assert [h.log_prob for h in flat(refilled)] == [h.log_prob for h in flat(batched)]
+    assert [h.score for h in flat(refilled)] == pytest.approx([h.score for h in flat(batched)],
+                                                              abs=1e-5)  # fmt: skip
+    plain = translator.generate(ids, 4, coverage_penalty=0, n_best=2)
+    assert any(a.tokens != b.tokens for a, b in zip(flat(plain), flat(refilled), strict=True))
 
 
 def test_an_int8_model_or_no_native_kernel_decodes_batch_by_batch(tiny, monkeypatch):

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 import torch
 from torch import nn
 
-from heedful import continuous
+from heedful import continuous, coverage
 from heedful.aligning import Trails
 from heedful.beam_cache import reorder_beams
 from heedful.model import Memory
@@ -40,13 +40,19 @@ def beam(
     force_eos: bool = False,
     on_batch: Callable[[list[int], list[list[Hypothesis]], Memory], None] | None = None,
     aligning: Trails | None = None,
+    coverage_penalty: float = 0.0,
 ) -> list[list[Hypothesis]]:
     """``heedful.search.beam_search`` (its rules, step for step; no minimum length) of every
     source, ``batch_size`` sources of ``beam_size`` beams at a time, a finished source's beams
     given to a waiting one; each source's ``n_best`` hypotheses, in the caller's order. A new
     source's first step runs on K rows with one live beam (the others' scores -inf), where
     beam search runs one row: the same candidates. ``aligning``: each hypothesis returned
-    carries its aligning heads' weights (``Hypothesis.attention``, heedful.aligning)."""
+    carries its aligning heads' weights (``Hypothesis.attention``, heedful.aligning).
+    ``coverage_penalty``: β of ``heedful.coverage``; each source's finished hypotheses are
+    rescored with the aligning heads' weights (so it needs ``aligning``) before its n best are
+    kept."""
+    if coverage_penalty and aligning is None:
+        raise ValueError("a coverage penalty reads the aligning heads' weights: pass aligning")
     config, K = model.config, beam_size
     device = next(model.parameters()).device
     results: list[list[Hypothesis]] = [[] for _ in sources]
@@ -100,11 +106,14 @@ def beam(
             )
             if not goes_on:
                 ended.append(i)
-                results[slots[i].index] = done[:n_best]
+                kept = done if coverage_penalty else done[:n_best]
                 if aligning is not None:  # back to the step its sentence began
                     began, length = step - slots[i].steps, len(sources[slots[i].index])
-                    for h in done[:n_best]:
+                    for h in kept:
                         h.attention = aligning.gather(*h._origin, began, length)
+                if coverage_penalty:
+                    kept = coverage.rescored(kept, coverage_penalty)
+                results[slots[i].index] = kept[:n_best]
                 continuous.report_done(
                     slots[i], lambda b=slots[i].batch: [results[j] for j in b.indices], on_batch
                 )

@@ -20,8 +20,8 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
-from heedful import continuous, continuous_beam, native
-from heedful.aligning import Trails
+from heedful import continuous, continuous_beam, coverage, native
+from heedful.aligning import Trails, forced_cross
 from heedful.beam_cache import BeamCache
 from heedful.inference import is_onednn
 from heedful.masks import pad
@@ -59,6 +59,11 @@ class DecodingOptions:
     score (fairseq's ``--sampling``). ``early_stopping``: beam search stops a sentence as soon as
     it holds ``beam_size`` finished hypotheses, as fairseq and CTranslate2 do (Hugging Face's
     ``early_stopping=True``); by default it goes on while a live beam could still win.
+    ``coverage_penalty``: β of the coverage penalty (heedful.coverage, Wu et al. 2016): beam
+    search's finished hypotheses of each source rescored by how fully they attend to its
+    pieces, so that a translation that drops a phrase loses; 0: off; None: the model's own
+    (``Translator``: its directory's ``generation.coverage_penalty``, 0.1 for the bundled
+    models; 0 elsewhere). Needs the aligning heads' weights (``generate``'s ``aligning``).
     ``batch_size``: sources per batch (sorted by length first); ``batch_tokens``: fewer where
     sources x the longest's tokens would exceed it (None: no such limit); see ``BATCH_SIZE``.
     ``continuous``: greedy and beam search give a finished sentence's rows to a waiting one, so
@@ -78,6 +83,7 @@ class DecodingOptions:
     min_length: int = 0
     sampling: Sampling | None = None
     early_stopping: bool = False
+    coverage_penalty: float | None = None
     batch_size: int = BATCH_SIZE
     batch_tokens: int | None = BATCH_TOKENS
     continuous: bool = True
@@ -91,6 +97,8 @@ class DecodingOptions:
             )
         if self.max_length is not None and self.max_length < 1:
             raise ValueError(f"max_length must be at least 1, not {self.max_length}")
+        if self.coverage_penalty is not None and self.coverage_penalty < 0:
+            raise ValueError(f"coverage_penalty must be >= 0, not {self.coverage_penalty}")
         if self.batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, not {self.batch_size}")
         if self.batch_tokens is not None and self.batch_tokens < 1:
@@ -135,9 +143,11 @@ def generate(
     indices in ``src_ids``, their hypotheses and their encoder output (for a teacher-forced pass
     to reuse while it is at hand). ``aligning``: where decoding refills rows
     (``heedful.continuous``), each hypothesis carries its aligning heads' weights
-    (``Hypothesis.attention``, heedful.aligning); elsewhere they are left None.
+    (``Hypothesis.attention``, heedful.aligning); elsewhere they are left None. A coverage
+    penalty (``options.coverage_penalty``) reads the heads ``aligning`` names.
     """
     config = model.config
+    beta = _coverage(options, aligning)
     sources = [fit_source(ids, config) for ids in src_ids]
     generator = None if options.sampling is None else options.sampling.generator()
     order = sorted(range(len(sources)), key=lambda i: -len(sources[i]))
@@ -155,7 +165,7 @@ def generate(
         return continuous_beam.beam(
             model, sources, lengths, beam_size=options.beam_size,
             length_penalty=options.penalty, n_best=options.n_best,
-            early_stopping=options.early_stopping, **common,
+            early_stopping=options.early_stopping, coverage_penalty=beta, **common,
         )  # fmt: skip
     start = 0
     while start < len(order):
@@ -164,15 +174,46 @@ def generate(
         )
         batch, start = order[start : start + size], start + size
         lengths = [max_length(len(sources[i]), options.max_length, config) for i in batch]
+        searched = replace(options, n_best=options.beam_size) if beta else options
         found, memory = _search(
-            model, [sources[i] for i in batch], lengths, options, banned=banned,
+            model, [sources[i] for i in batch], lengths, searched, banned=banned,
             force_eos=force_eos, keep_attention=keep_attention, generator=generator, beam=beam,
         )  # fmt: skip
+        if beta:  # every finished hypothesis's weights from one teacher-forced pass
+            found = _rescored(model, [sources[i] for i in batch], found, memory, aligning, beta)
+            found = [hypotheses[: options.n_best] for hypotheses in found]
         for i, hypotheses in zip(batch, found, strict=True):
             results[i] = hypotheses
         if on_batch is not None:
             on_batch(batch, found, memory)
     return results
+
+
+def _coverage(options: DecodingOptions, aligning: Trails | None) -> float:
+    """The coverage penalty's β for beam search (0: none; sampling and greedy search have
+    none)."""
+    beta = options.coverage_penalty or 0.0
+    if not beta or options.beam_size == 1 or options.sampling is not None:
+        return 0.0
+    if aligning is None:
+        raise ValueError(
+            "coverage_penalty reads the aligning heads' weights: pass aligning "
+            "(Translator.generate does)"
+        )
+    return beta
+
+
+def _rescored(model: nn.Module, sources: list[list[int]], found: list[list[Hypothesis]],
+              memory: Memory, aligning: Trails, beta: float) -> list[list[Hypothesis]]:  # fmt: skip
+    """Each source's hypotheses rescored by heedful.coverage, their aligning heads' weights
+    [T, S] read by one teacher-forced pass over the batch's encoder output ``memory``."""
+    layer, heads = aligning.layer_heads
+    rows = [(row, h) for row, hypotheses in enumerate(found) for h in hypotheses]
+    pairs = [(sources[row], h.tokens) for row, h in rows]
+    states = [memory.states[row, : len(sources[row])] for row, _ in rows]
+    for (_, h), cross in zip(rows, forced_cross(model, pairs, layer, memories=states), strict=True):
+        h.attention = cross[heads].mean(0)
+    return [coverage.rescored(hypotheses, beta) for hypotheses in found]
 
 
 def _continuous(options: DecodingOptions, keep_attention: bool, beam: Callable) -> bool:

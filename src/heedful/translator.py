@@ -178,8 +178,18 @@ class Translator:
         self-attention [L, H, t] and cross-attention [L, H, S]. ``on_batch(indices,
         hypotheses, memory)``: called after each batch (``heedful.decoding.generate``).
         ``aligning``: hypotheses carry their aligning heads' weights where decoding can keep them
-        (heedful.aligning). ``banned``: ids never generated, besides ``banned_ids``."""
+        (heedful.aligning). ``banned``: ids never generated, besides ``banned_ids``. A
+        coverage penalty left to the model (``options.coverage_penalty`` None) is its
+        directory's ``generation.coverage_penalty`` (0 if none), read with the heads of
+        ``resolved_alignment``."""
         options = DecodingOptions.given(options, beam_size, **decoding_keywords)
+        if options.coverage_penalty is None:
+            options = replace(options, coverage_penalty=self.coverage_penalty)
+        if options.coverage_penalty and aligning is None:
+            method = self.resolved_alignment()
+            if method.layer is None:  # erasure reads no attention: the default method's heads
+                method = AlignmentMethod().resolve(self.config.n_decoder_layers, 1)
+            aligning = Trails(method.layer, method.heads or range(self.config.n_heads))
         return decoding.generate(
             self.model, src_ids, options, banned=sorted({*self.banned_ids(), *banned}),
             force_eos=self.force_eos,
@@ -187,6 +197,12 @@ class Translator:
             beam=beam_search,  # looked up here at each call, where a test may replace it
             on_batch=on_batch, aligning=aligning,
         )  # fmt: skip
+
+    @property
+    def coverage_penalty(self) -> float:
+        """β of the coverage penalty by default (heedful.coverage): the model directory's
+        ``generation.coverage_penalty``, 0 if it has none (imported models)."""
+        return float(self.meta.get("generation", {}).get("coverage_penalty", 0.0))
 
     def banned_ids(self) -> list[int]:
         """Ids never generated: padding, the start token unless it is end-of-sentence, and any

@@ -67,6 +67,12 @@ def add_decoding_arguments(parser: argparse.ArgumentParser) -> None:
         "CTranslate2); by default it goes on while a live one could still win (HF)",
     )
     parser.add_argument(
+        "--coverage-penalty", type=float, metavar="B",
+        help="beta of the coverage penalty: the beam's translations rescored by how fully they "
+        "attend to the source, so that one dropping a phrase loses (Wu et al. 2016; "
+        "heedful.coverage); 0: off (default: the model's own, 0.1 for the bundled models)",
+    )  # fmt: skip
+    parser.add_argument(
         "--max-length", type=int, metavar="N", help="output tokens at most (default: source + 50)"
     )
     parser.add_argument(
@@ -102,6 +108,8 @@ def decoding_options(args: argparse.Namespace) -> dict:
         raise ValueError(f"--batch-size must be at least 1, not {args.batch_size}")
     if args.batch_tokens < 0:
         raise ValueError(f"--batch-tokens must be 0 (no limit) or more, not {args.batch_tokens}")
+    if args.coverage_penalty is not None and args.coverage_penalty < 0:
+        raise ValueError(f"--coverage-penalty must be 0 (off) or more, not {args.coverage_penalty}")
     if args.max_length is not None and args.max_length < 1:
         raise ValueError(f"--max-length must be at least 1, not {args.max_length}")
     return dict(
@@ -112,6 +120,7 @@ def decoding_options(args: argparse.Namespace) -> dict:
         batch_size=args.batch_size,
         batch_tokens=args.batch_tokens or None,
         early_stopping=args.early_stopping,
+        coverage_penalty=args.coverage_penalty,
     )
 
 
