@@ -56,15 +56,18 @@ def sources(n: int) -> list[list[int]]:
     return [torch.randint(4, 60, (k,), generator=rng).tolist() + [2] for k in lengths]
 
 
-@pytest.mark.parametrize("continuous", [True, False])
-def test_beam_search_keeps_the_n_best_by_score_plus_penalty(tiny, continuous):
+@pytest.mark.parametrize(
+    "continuous, keep_attention",
+    [(True, False), (False, False), (False, True)],  # rows refilled; batch by batch; traces
+)  # the weights: kept as decoding goes (Trails; each hypothesis's trace), or a forced pass
+def test_beam_search_keeps_the_n_best_by_score_plus_penalty(tiny, continuous, keep_attention):
     src, layer = sources(12), tiny.config.n_decoder_layers - 1
     common = dict(beam_size=4, continuous=continuous, batch_size=5)
     plain = generate(tiny, src, DecodingOptions(n_best=4, coverage_penalty=0, **common),
                      banned=[0])  # fmt: skip
     found = generate(
         tiny, src, DecodingOptions(n_best=2, coverage_penalty=3.0, **common), banned=[0],
-        aligning=Trails(layer, range(tiny.config.n_heads)),
+        aligning=Trails(layer, range(tiny.config.n_heads)), keep_attention=keep_attention,
     )  # fmt: skip
     reranked = 0
     for source, options, every in zip(src, found, plain, strict=True):
@@ -74,9 +77,11 @@ def test_beam_search_keeps_the_n_best_by_score_plus_penalty(tiny, continuous):
         for h in options:
             assert h.attention.shape == (len(h.tokens), len(source))
             expected.append(scores[tuple(h.tokens)] + coverage.penalty(h.attention, 3.0))
-        assert [h.score for h in options] == pytest.approx(expected, abs=1e-6)
+        # (the weights of keep_attention's slower path differ from the fast path's by 3e-6)
+        assert [h.score for h in options] == pytest.approx(expected, abs=1e-5)
         assert options[0].score >= options[1].score
         reranked += options[0].tokens != every[0].tokens
+        assert (options[0].trace is not None) == keep_attention
     assert reranked  # the penalty changed some sentence's best
 
 

@@ -178,8 +178,9 @@ def generate(
         found, memory = _search(
             model, [sources[i] for i in batch], lengths, searched, banned=banned,
             force_eos=force_eos, keep_attention=keep_attention, generator=generator, beam=beam,
+            aligning=aligning if beta else None,
         )  # fmt: skip
-        if beta:  # every finished hypothesis's weights from one teacher-forced pass
+        if beta:
             found = _rescored(model, [sources[i] for i in batch], found, memory, aligning, beta)
             found = [hypotheses[: options.n_best] for hypotheses in found]
         for i, hypotheses in zip(batch, found, strict=True):
@@ -206,13 +207,16 @@ def _coverage(options: DecodingOptions, aligning: Trails | None) -> float:
 def _rescored(model: nn.Module, sources: list[list[int]], found: list[list[Hypothesis]],
               memory: Memory, aligning: Trails, beta: float) -> list[list[Hypothesis]]:  # fmt: skip
     """Each source's hypotheses rescored by heedful.coverage, their aligning heads' weights
-    [T, S] read by one teacher-forced pass over the batch's encoder output ``memory``."""
+    [T, S] as the search kept them, or else (``keep_attention``'s search keeps every weight)
+    read by one teacher-forced pass over the batch's encoder output ``memory``."""
     layer, heads = aligning.layer_heads
-    rows = [(row, h) for row, hypotheses in enumerate(found) for h in hypotheses]
-    pairs = [(sources[row], h.tokens) for row, h in rows]
-    states = [memory.states[row, : len(sources[row])] for row, _ in rows]
-    for (_, h), cross in zip(rows, forced_cross(model, pairs, layer, memories=states), strict=True):
-        h.attention = cross[heads].mean(0)
+    rows = [(r, h) for r, found_r in enumerate(found) for h in found_r if h.attention is None]
+    if rows:
+        pairs = [(sources[r], h.tokens) for r, h in rows]
+        states = [memory.states[r, : len(sources[r])] for r, _ in rows]
+        for (_, h), cross in zip(rows, forced_cross(model, pairs, layer, memories=states),
+                                 strict=True):  # fmt: skip
+            h.attention = cross[heads].mean(0)
     return [coverage.rescored(hypotheses, beta) for hypotheses in found]
 
 
@@ -236,9 +240,10 @@ def _exact_rows(model: nn.Module) -> bool:
 
 
 def _search(model, sources, max_lengths, options, *, banned, force_eos, keep_attention,
-            generator, beam) -> tuple[list[list[Hypothesis]], Memory]:  # fmt: skip
+            generator, beam, aligning=None) -> tuple[list[list[Hypothesis]], Memory]:  # fmt: skip
     """One batch: the sources encoded once (their Memory is returned too), then searched (or
-    sampled) over one step function."""
+    sampled) over one step function. ``aligning``: beam search's hypotheses carry the aligning
+    heads' weights (``Hypothesis.attention``), unless ``keep_attention``."""
     config = model.config
     src = pad(sources, config.pad_id, next(model.parameters()).device)
     memory = encoded = model.encode(src)
@@ -252,10 +257,12 @@ def _search(model, sources, max_lengths, options, *, banned, force_eos, keep_att
     cache = BeamCache(model.start_decoding(memory, max(max_lengths)), beam_size)
     rows = len(max_lengths)
     start = torch.full((rows, 1), config.start_id, dtype=torch.long, device=src.device)
-    step = step_function(model, keep_attention)
+    # a coverage penalty's weights ride along as each hypothesis's trace, as Trails keep them
+    aligning = None if keep_attention or aligning is None else aligning.layer_heads
+    step = step_function(model, keep_attention, aligning)
     common = dict(
         eos_id=config.eos_id, max_length=max_lengths, min_length=options.min_length,
-        banned=banned, force_eos=force_eos, keep_trace=keep_attention,
+        banned=banned, force_eos=force_eos, keep_trace=keep_attention or aligning is not None,
     )  # fmt: skip
     sampling = options.sampling
     if sampling is not None:
@@ -269,22 +276,35 @@ def _search(model, sources, max_lengths, options, *, banned, force_eos, keep_att
         ], encoded
     if beam_size == 1:
         return [[h] for h in greedy_search(step, cache, start, **common)], encoded
-    return beam(
+    found = beam(
         step, cache, start, beam_size=beam_size, length_penalty=options.penalty,
         n_best=options.n_best, early_stopping=options.early_stopping, **common,
-    ), encoded  # fmt: skip
+    )  # fmt: skip
+    if aligning is not None:  # each token's aligning weights [S] -> the hypothesis's [T, S]
+        for hypotheses, source in zip(found, sources, strict=True):
+            for h in hypotheses:
+                h.attention = torch.stack([t[0] for t in h.trace])[:, : len(source)]
+                h.trace = None
+    return found, encoded
 
 
-def step_function(model: nn.Module, keep_attention: bool):
-    """``step(tokens, cache) -> Stepped`` for the searches, over a ``BeamCache``."""
+def step_function(model: nn.Module, keep_attention: bool,
+                  aligning: tuple[int, list[int]] | None = None):  # fmt: skip
+    """``step(tokens, cache) -> Stepped`` for the searches, over a ``BeamCache``; its trace
+    is each row's decoder self- and cross-attention (``keep_attention``), or the mean weights
+    [rows, S] of the ``aligning`` heads (layer, heads)."""
 
     def step(tokens: Tensor, cache: BeamCache) -> Stepped:
-        out = model.decode_step(tokens, cache.inner, return_attention=keep_attention)
+        out = model.decode_step(
+            tokens, cache.inner, return_attention=keep_attention, aligning=aligning
+        )
         trace = ()
         if keep_attention:  # [L, B, H, 1, *] -> [B, L, H, *]
             attention = out.attention
             trace = (attention.decoder_self[:, :, :, -1].transpose(0, 1),
                      attention.cross[:, :, :, -1].transpose(0, 1))  # fmt: skip
+        elif aligning is not None:  # [B, h, 1, S] -> [B, S]
+            trace = (out.attention.aligning[:, :, 0].float().mean(1),)
         return Stepped(out.logits[:, -1], BeamCache(out.cache, cache.group), trace)
 
     return step
