@@ -36,8 +36,12 @@ CREDIT = {
 }
 
 
-def evaluate(model_dir: Path, dev: Path, beam: int, limit: int | None = None) -> dict:
+def evaluate(model_dir: Path, dev: Path, beam: int, limit: int | None = None,
+             coverage_penalty: float | None = None) -> dict:  # fmt: skip
+    """``heedful evaluate``'s scores; ``coverage_penalty`` None: the directory's own."""
     extra = [] if limit is None else ["--limit", str(limit)]
+    if coverage_penalty is not None:
+        extra += ["--coverage-penalty", str(coverage_penalty)]
     out = subprocess.run(
         [sys.executable, "-m", "heedful", "evaluate", "--model", str(model_dir),
          "--data", str(dev), "--beam", str(beam), "--json", *extra],
@@ -161,6 +165,11 @@ def main() -> None:
         help="replace an existing model scoring up to this much BLEU higher",
     )
     parser.add_argument("--card-extra", type=Path, help="markdown appended to the card")
+    parser.add_argument(
+        "--coverage-penalty", type=float, default=0.1,
+        help="the model's default coverage penalty, config.json generation.coverage_penalty "
+        "(heedful.coverage; 0.1 chosen on the bundled models' dev splits)",
+    )  # fmt: skip
     args = parser.parse_args()
 
     train_config = read_json(args.run / "train_config.json")
@@ -172,12 +181,14 @@ def main() -> None:
         if args.only_best:
             found = {"best": found["best"]}
         for label, path in found.items():
-            scored[label] = (evaluate(path, dev, args.beam, args.limit), path)
+            # as the bundle will decode: with its coverage penalty
+            found_scores = evaluate(path, dev, args.beam, args.limit, args.coverage_penalty)
+            scored[label] = (found_scores, path)
             print(f"{label}: BLEU {scored[label][0]['bleu']:.2f}", file=sys.stderr)
         pick = max(scored, key=lambda k: scored[k][0]["bleu"])
         scores, path = scored[pick]
         if (args.out / "MODEL_CARD.md").is_file():
-            old = evaluate(args.out, dev, args.beam, args.limit)
+            old = evaluate(args.out, dev, args.beam, args.limit, args.coverage_penalty)
             if scores["bleu"] <= old["bleu"] - args.max_drop:
                 print(f"kept {args.out}: BLEU {old['bleu']:.2f} against {scores['bleu']:.2f}"
                       f" (--max-drop {args.max_drop})")  # fmt: skip
@@ -185,6 +196,7 @@ def main() -> None:
         model, tokenizer, meta = load_model_dir(path)
         args.all_scores = {k: v[0]["bleu"] for k, v in scored.items()}
         extra = {k: meta[k] for k in ("alignment",) if k in meta}  # the guided alignment head
+        extra["generation"] = {"coverage_penalty": args.coverage_penalty}
         save_model_dir(args.out, model, tokenizer, data=meta.get("data"), dtype=torch.bfloat16,
                        extra=extra)  # fmt: skip
         # the training sources' word list (heedful.lexicon): an average of saves has none

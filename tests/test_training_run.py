@@ -144,3 +144,5 @@ def test_a_bundled_model_keeps_the_runs_word_list(trained, tmp_path):
     words = (out / "source-words.txt").read_text(encoding="utf-8")
     assert words and (bundled / "source-words.txt").read_text(encoding="utf-8") == words
     assert (bundled / "MODEL_CARD.md").is_file()
+    meta = json.loads((bundled / "config.json").read_text(encoding="utf-8"))
+    assert meta["generation"] == {"coverage_penalty": 0.1}  # heedful.coverage, as bundled
