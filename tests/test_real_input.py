@@ -180,6 +180,25 @@ def test_spans_get_placeholders_the_sentence_does_not_hold():
     assert protect("Hola, mundo.") is None
 
 
+def test_code_between_backticks_is_kept_whole_whatever_it_holds(bundled):
+    """`x = 5`, `+34 612 345 678`, `3 de mayo`: one placeholder each, not a number's, a phone
+    number's or a date's inside it; the translation holds the code as it was written."""
+    text = "Escribe `x = 5` y llama al `+34 612 345 678` el `3 de mayo` o el 4 de mayo."
+    protected = protect(text, "es", "en", kept=unreadable_symbols(text, lambda c: c == "`"))
+    assert protected.spans[:3] == ["`x = 5`", "`+34 612 345 678`", "`3 de mayo`"]
+    assert protected.spans[3] == "May 4"  # a date outside the code is still a date
+    assert "`" not in protected.text
+    for no_code in ("Un ` suelto, 2 y ` otro.", "I don`t know, 2 isn`t it."):
+        assert protect(no_code, "es", "en").spans == ["2"]  # apostrophes, lone backticks
+    for name, sentence in [
+        ("es-en", 'Escribe `print("hola")` en la consola.'),
+        ("en-fr", "Use `x = 5` and `--beam 4` here."),
+    ]:
+        translation = bundled[name].translate([sentence])[0]
+        for code in re.findall(r"`[^`]+`", sentence):
+            assert code in translation, (sentence, translation)
+
+
 def test_a_placeholder_the_translation_lacks_is_carried_after_the_word_before_it():
     protected = protect(f"Escribe a {EMAIL} mañana.")
     source = Unreadable(protected.text.split(), [], [])

@@ -181,8 +181,11 @@ _CURRENCY_AFTER = re.compile(
 )
 # hours from one time to another ("9am-5pm"): the bundled en -> fr model wrote "9 h-5 cents"
 _CLOCK_RANGE = rf"{_CLOCK}[-–]{_CLOCK}"
+# code between backticks, as Markdown, chat apps and issue trackers write it ("run `make test`");
+# not a backtick typed for an apostrophe ("don`t", "isn`t") nor one alone with a space after it
+_CODE_SPAN = r"(?<![\w`])`[^`\s](?:[^`\n]{0,98}[^`\s])?`(?![\w`])"
 _SPAN = re.compile(
-    rf"(?<![\w@/.+-])(?:{_URL}|{_EMAIL}|{_TAG}|{_CLOCK_RANGE}|{_CLOCK}|{_ORDINAL}|{_CODE}|{_MONEY}"
+    rf"{_CODE_SPAN}|(?<![\w@/.+-])(?:{_URL}|{_EMAIL}|{_TAG}|{_CLOCK_RANGE}|{_CLOCK}|{_ORDINAL}|{_CODE}|{_MONEY}"
     rf"|{_NUMBER}{_UNIT}?)(?![\w@/])|(?:{_PLACEHOLDER})|(?<![\w'’]){_ETC}"
     rf"|(?<![\w@/.+-]){_DECADE}|(?<![\w-]){_WORD_DECADE}"
 )
@@ -191,9 +194,9 @@ _ETC_LANGUAGES = {"en", "es", "fr", "it", "pt"}
 
 
 def find_spans(text: str) -> list[tuple[int, int]]:
-    """Where ``text`` holds a URL, an e-mail address, a number (but ``KEEP``'s; separators
-    allowed: "612 345 678", "1.234,50", "8:45", "+34-612-345-678"), or a placeholder
-    (``find_placeholders``)."""
+    """Where ``text`` holds code between backticks, a URL, an e-mail address, a number (but
+    ``KEEP``'s; separators allowed: "612 345 678", "1.234,50", "8:45", "+34-612-345-678"), or a
+    placeholder (``find_placeholders``)."""
     spans = []
     for match in _SPAN.finditer(text):
         span = match.group()
@@ -347,8 +350,13 @@ def protect(
     (heedful.typography.unreadable_symbols), each in place of the spans it overlaps ("£5", not
     "5"); ``women``: those of ``extra`` that name a woman, who gets a woman's placeholder
     ("Mary"), as a woman's title gets ("Mrs. Smith")."""
+    code = [m.span() for m in re.finditer(_CODE_SPAN, text)]  # whole, whatever it holds
+    kept = [k for k in kept if not any(_overlap(k, c) for c in code)]
     dates = dict(find_dates(text, source)) if target in WEEKDAYS else {}
-    phones = [p for p in find_phone_numbers(text, source) if not any(_overlap(p, k) for k in kept)]
+    dates = {d: v for d, v in dates.items() if not any(_overlap(d, c) for c in code)}
+    phones = [
+        p for p in find_phone_numbers(text, source) if not any(_overlap(p, k) for k in kept + code)
+    ]
     kept = list(kept) + phones
     found = list(kept) + [s for s in find_spans(text) if not any(_overlap(s, k) for k in kept)]
     if target != "en":  # "los años 90" into French: only its number kept from the model
@@ -411,6 +419,8 @@ def protect(
             before, digits, after = _MONEY_PARTS.fullmatch(span).groups()
             amount = localise_number(digits, source, target)
             original = write_money(span, before or after, amount, target)
+        elif span.startswith("`"):  # code: a city for the model, as it is in the translation
+            pool, original = free[NAMES], span
         elif (start, end) in phones:  # "+1 (555) 123-4567": as it is
             pool, original = free[NUMBERS], span
         elif (start, end) in symbols and (amount := _SYMBOLS_NUMBER.fullmatch(span)):  # "£5"
