@@ -40,6 +40,7 @@ from heedful.casing import (
     uncapitalise,
 )
 from heedful.decoding import DecodingOptions
+from heedful.emphasis import find_emphasis, with_emphasis
 from heedful.explain.alignment_choice import align_pair
 from heedful.explain.alignment_spans import WordLink, copied, in_order
 from heedful.explain.words import STANDALONE, to_words
@@ -108,9 +109,25 @@ def translate_texts(
     translator, texts: list[str], options: DecodingOptions, *, alignments: bool = False
 ) -> list[list[Translation]]:
     """``Translator.translate_n_best``: each text's ``options.n_best`` translations, best first.
-    All sentences of all texts go to the model in one ``translator.generate``."""
+    All sentences of all texts go to the model in one ``translator.generate``; Markdown's
+    emphasis is taken out first and put back by the word links (heedful.emphasis)."""
     if isinstance(texts, str):
         raise TypeError("translate takes a list of texts; wrap a single text in a list")
+    marked = [find_emphasis(text) if translator.protect_spans else None for text in texts]
+    if not any(marked):
+        return _translate_plain(translator, texts, options, alignments)
+    plain = [text if m is None else m.plain for text, m in zip(texts, marked, strict=True)]
+    found = _translate_plain(translator, plain, options, True)
+    return [
+        [with_emphasis(m, o, alignments) if m else o if alignments else replace(o, alignment=None)
+         for o in options_]
+        for m, options_ in zip(marked, found, strict=True)
+    ]  # fmt: skip
+
+
+def _translate_plain(
+    translator, texts: list[str], options: DecodingOptions, alignments: bool
+) -> list[list[Translation]]:
     paragraphs = [paragraph(translator, text) for text in texts]
     in_capitals = [paragraph_in_capitals(translator, p) for p in paragraphs for _ in p.spans]
     sentences = [s for p in paragraphs for s in p.sentences]
