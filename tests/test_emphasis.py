@@ -21,7 +21,9 @@ def shape(text: str):
         return None
 
     def node(n):
-        return (marked.plain[n.source[0] : n.source[1]], n.element, [node(c) for c in n.children])
+        opening, closing = n.element
+        element = opening if opening == closing else n.element
+        return (marked.plain[n.source[0] : n.source[1]], element, [node(c) for c in n.children])
 
     return marked.plain, [node(n) for n in marked.nodes]
 
@@ -35,6 +37,11 @@ def shape(text: str):
             ("muy importante", "**", [("importante", "_", [])])])),
         ("***x*** y ~~no~~", ("x y no", [("x", "**", [("x", "*", [])]), ("no", "~~", [])])),
         ("Usa `a_b_c` y _esto_.", ("Usa `a_b_c` y esto.", [("esto", "_", [])])),
+        ("Haz clic [aquí](https://example.com/a_b) ya.", ("Haz clic aquí ya.", [
+            ("aquí", ("[", "](https://example.com/a_b)"), [])])),
+        ('Lee [la **guía**](/docs "Guía") hoy.', ("Lee la guía hoy.", [
+            ("la guía", ("[", '](/docs "Guía")'), [("guía", "**", [])])])),
+        ("![logo](logo.png) y [1] o [a] (b)", None),  # an image; brackets that are no link
         ("snake_case_name y 2*3*4", None),  # inside words
         ("* item y * otro", None),  # a list item's marker, spaces inside
         ("a * b * c", None),
@@ -80,14 +87,15 @@ def translators():
         ("es-en", "**Negrita** y _cursiva_."),
         ("es-en", "Es **muy** importante que vengas **mañana**."),
         ("en-fr", "Please *do not* touch the button. It is **very** hot."),
+        ("es-en", "Lee la [guía de instalación](https://example.com/docs) **antes** de empezar."),
     ],
 )
 def test_the_bundled_models_keep_every_marker_around_words(translators, name, text):
     translator = translators[name]
     (found,) = translator.translate([text], alignments=True)
     plain = find_emphasis(text).plain
-    assert re.sub(r"[*_~]", "", found.text) == translator.translate([plain])[0]
-    for marker in ("**", "_"):
+    assert re.sub(r"\]\([^)]*\)|[*_~[]", "", found.text) == translator.translate([plain])[0]
+    for marker in ("**", "_", "[", "](https://example.com/docs)"):
         assert found.text.count(marker) == text.count(marker)
     assert re.search(r"\*\*\w[^*]*\w\*\*", found.text)  # around words, not around nothing
     for link in found.alignment:

@@ -53,6 +53,17 @@ def test_a_list_items_marker_is_no_part_of_its_sentence_and_comes_back_before_it
     assert SentenceSplitter("es").split("   1. Hola.").join(["Hello."]) == "1. Hello."
 
 
+def test_markdowns_headings_and_tasks_keep_their_markers():
+    """Before: "## Cómo empezar" went to the model whole and came back "## I can start."."""
+    text = "# Introducción\n## Cómo empezar\n- [ ] Comprar pan\n- [x] Hecho.\n#hashtag sí"
+    paragraph = SentenceSplitter("es").split(text)
+    assert paragraph.sentences == [
+        "Introducción", "Cómo empezar", "Comprar pan", "Hecho.", "#hashtag sí"]  # fmt: skip
+    assert paragraph.join(["A", "B", "C", "D.", "E"]) == "# A\n## B\n- [ ] C\n- [x] D.\nE"
+    out = Translator.load(model_dir("es-en")).translate(["## Cómo empezar"])[0]
+    assert out.startswith("## ") and not out.endswith("."), out
+
+
 def test_a_list_item_keeps_its_marker_through_a_bundled_model():
     """Before: "- Primero: el vuelo sale a las 8:45." gave "On the flight, the flight leaves
     at 8:45."; the model dropped the marker."""

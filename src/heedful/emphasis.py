@@ -1,16 +1,18 @@
-"""Markdown's emphasis in plain text, as chat apps, issue trackers and documents write it:
-``**bold**``, ``__bold__``, ``*italic*``, ``_italic_``, ``~~struck~~``.
+"""Markdown's inline markup in plain text, as chat apps, issue trackers and documents write it:
+emphasis (``**bold**``, ``__bold__``, ``*italic*``, ``_italic_``, ``~~struck~~``) and links
+(``[text](https://...)``).
 
 The model never read a marker ("**Negrita** y _cursiva_." -> "Negrita urry host and oxygen are
-full."), so the markers are taken out, the text is translated with its word links, and each pair
-of markers is put back around the target words aligned to the words it enclosed, as HTML tags
-are (``heedful.markup.placement``): "**Negrita** y _cursiva_." -> "**Bold** and _italic_.".
+full."; "Haz clic [aquí](https://example.com)." -> "Clic ostaquix is eager (...)"), so the
+markup is taken out, the text is translated with its word links, and each pair of markers is
+put back around the target words aligned to the words it enclosed, as HTML tags are
+(``heedful.markup.placement``): "**Negrita** y _cursiva_." -> "**Negrita** and _cursive_.".
 
 A marker counts as Markdown does (CommonMark's flanking rules, simplified): its opening half
 is followed by a character that is no space and its closing half preceded by one; an
 underscore's halves stand apart from letters and digits ("snake_case_name" holds none), and so
-do an asterisk's (not "2*3*4", not a list item's "* "). Code between backticks is left as it is
-(``heedful.protect``).
+do an asterisk's (not "2*3*4", not a list item's "* "). An image (``![alt](src)``) is no link.
+Code between backticks is left as it is (``heedful.protect``).
 """
 
 from __future__ import annotations
@@ -29,13 +31,16 @@ _EMPHASIS = [  # apart from letters, digits, code and more of the same marker
     )  # fmt: skip
     for m in _MARKERS
 ]
+# [text](destination "title"): its text translated, "[" and "](...)" put back around it
+_LINK = re.compile(r'(?<![!\\])(\[)(?=\S)[^\[\]\n]+(?<=\S)(\]\([^()\s]+(?:\s+"[^"\n]*")?\))')
 _CODE = re.compile(r"`[^`\n]+`")
 
 
 @dataclass
 class Marked:
-    """A text with its emphasis taken out: ``plain`` goes to the model; ``nodes``: each
-    emphasis's span in ``plain`` (``element``: its marker), nested as the markers are."""
+    """A text with its markup taken out: ``plain`` goes to the model; ``nodes``: each pair of
+    markers' span in ``plain`` (``element``: the pair, opening and closing), nested as the
+    markers are."""
 
     text: str
     plain: str
@@ -44,32 +49,33 @@ class Marked:
 
 
 def find_emphasis(text: str) -> Marked | None:
-    """``text``'s emphasis taken out, or None if it holds none."""
+    """``text``'s emphasis and links taken out, or None if it holds none."""
     code = [m.span() for m in _CODE.finditer(text)]
-    found: list[tuple[int, int, str]] = []  # (start, end, marker) in text, markers included
+    found: list[tuple[int, int, str, str]] = []  # (start, end, opening, closing) in text
     used: set[int] = set()  # the markers' characters
-    for pattern in _EMPHASIS:
+    for pattern in [_LINK, *_EMPHASIS]:
         # markers found already stand apart from the others: "***x***", "**_x_**"
         view = "".join("\0" if k in used else c for k, c in enumerate(text))
         for match in pattern.finditer(view):
-            (start, end), n = match.span(), len(match.group(1))
-            halves = {*range(start, start + n), *range(end - n, end)}
+            (start, end), opening = match.span(), match.group(1)
+            closing = text[match.start(2) : match.end(2)] if pattern is _LINK else opening
+            halves = {*range(start, start + len(opening)), *range(end - len(closing), end)}
             inside = any(c0 < end and start < c1 for c0, c1 in code)
-            crossing = any(s < start < e < end or start < s < end < e for s, e, _ in found)
+            crossing = any(s < start < e < end or start < s < end < e for s, e, *_ in found)
             if not (inside or crossing or halves & used):
-                found.append((start, end, match.group(1)))
+                found.append((start, end, opening, closing))
                 used |= halves
     if not found:
         return None
     cuts = sorted(
-        {(s, s + len(m)) for s, _, m in found} | {(e - len(m), e) for _, e, m in found}
+        {(s, s + len(o)) for s, _, o, _ in found} | {(e - len(c), e) for _, e, _, c in found}
     )  # fmt: skip
     plain, to_plain = TextMap.replacing(text, [(cut, "") for cut in cuts])
     nodes: list[Inline] = []
     open_nodes: list[tuple[int, Inline]] = []  # (end in text, node)
-    for start, end, marker in sorted(found, key=lambda f: (f[0], -f[1])):
-        inner = (start + len(marker), end - len(marker))
-        node = Inline(to_plain.map(inner), element=marker)
+    for start, end, opening, closing in sorted(found, key=lambda f: (f[0], -f[1])):
+        inner = (start + len(opening), end - len(closing))
+        node = Inline(to_plain.map(inner), element=(opening, closing))
         while open_nodes and open_nodes[-1][0] <= start:
             open_nodes.pop()
         (open_nodes[-1][1].children if open_nodes else nodes).append(node)
@@ -90,9 +96,9 @@ def with_emphasis(marked: Marked, translation, alignments: bool):
     for depth, node in _walk(marked.nodes):
         if node.target is None or node.target[1] <= node.target[0]:
             continue  # nowhere to go: its words are in the translation without it
-        start, end = node.target
-        inserts.setdefault(start, []).append(((1, depth), node.element))
-        inserts.setdefault(end, []).append(((0, -depth), node.element))
+        (start, end), (opening, closing) = node.target, node.element
+        inserts.setdefault(start, []).append(((1, depth), opening))
+        inserts.setdefault(end, []).append(((0, -depth), closing))
     replacements = [
         ((at, at), "".join(marker for _, marker in sorted(found)))
         for at, found in sorted(inserts.items())

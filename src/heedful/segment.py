@@ -124,7 +124,9 @@ class SentenceSplitter:
 
 # a list item's marker at the start of a line: a bullet, a number or a letter, then a space
 # (the bundled models dropped "- " and read "- Segundo: ..." as "No way, ...")
-_MARKER = re.compile(r"[ \t]*(?:[-*+•‣◦▪>–—]|\(?\d{1,3}[.)]|\(?[a-z]\)|[a-z]\.)[ \t]+")
+_MARKER = re.compile(  # and Markdown's: a heading's "## ", a task's "- [ ] "
+    r"[ \t]*(?:[-*+][ \t]+\[[ xX]\]|#{1,6}|[-*+•‣◦▪>–—]|\(?\d{1,3}[.)]|\(?[a-z]\)|[a-z]\.)[ \t]+"
+)
 # a line whose sentence marks all stand after its last word
 _ONE_SENTENCE = re.compile(r"[^.!?…。！？;:]*(?:[.!?…。！？;:][.!?…。！？;:\s]*)?")
 
