@@ -22,7 +22,14 @@ from heedful.protect import (
 )
 from heedful.tokenizer import Tokenizer
 from heedful.translator import Translator
-from heedful.typography import curl, plain, replaced_quotes, unended, unreadable_symbols
+from heedful.typography import (
+    closed_quote,
+    curl,
+    plain,
+    replaced_quotes,
+    unended,
+    unreadable_symbols,
+)
 from heedful.unknown_words import Unreadable
 from heedful.written import localise_number, on_24_hour_clock, write_ordinal
 
@@ -197,6 +204,20 @@ def test_code_between_backticks_is_kept_whole_whatever_it_holds(bundled):
         translation = bundled[name].translate([sentence])[0]
         for code in re.findall(r"`[^`]+`", sentence):
             assert code in translation, (sentence, translation)
+
+
+def test_a_closing_quote_the_model_dropped_is_put_back(bundled):
+    said = 'He said: "I will come tomorrow."'
+    dropped = 'Il a dit : "Je viendrai demain.'
+    assert closed_quote(dropped, said) == dropped + '"'
+    for translation, source in [
+        ('Il a dit : "Je viendrai demain."', said),  # closed already
+        ('Bonjour."', '"Hola."'),  # the opening one dropped: left as it is
+        ('"Je suis fatigué, dit-il.', '"I am tired," he said.'),  # not at the end: left
+        ("Il a dit : Je viendrai.", said),  # no quote at all
+    ]:
+        assert closed_quote(translation, source) == translation
+    assert bundled["en-fr"].translate([said])[0].endswith('demain."')  # before: 'demain.'
 
 
 def test_a_placeholder_the_translation_lacks_is_carried_after_the_word_before_it():

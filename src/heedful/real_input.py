@@ -58,6 +58,7 @@ from heedful.segment import Paragraph, is_marker, titles
 from heedful.textmap import Span
 from heedful.typography import (
     EQUIVALENTS,
+    closed_quote,
     curl,
     plain,
     replaced_quotes,
@@ -401,6 +402,7 @@ def finish(
     elif translator.uncapitalise and opens_capitalised(prepared.sentence):
         cased = capitalise_first(put)  # as its source begins ("Visita Madrid.": "visit Madrid.")
     text = cased if protected is None else protected.restore(cased)
+    text = closed_quote(text, prepared.text)
     if prepared.quotes is not None:
         text = curl(text, prepared.quotes)
     if translator.uncapitalise:  # a heading or a list item: "Two apples" -> "Deux pommes"

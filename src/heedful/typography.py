@@ -112,3 +112,18 @@ def unended(translation: str, source: str) -> str:
 
 
 _ADDED_END = re.compile(r"(?<=[^\W_])\s?[.!?]$")  # "pommes !", "Ana." (not "etc...")
+
+
+def closed_quote(translation: str, source: str) -> str:
+    """``translation`` with the closing double quote put back at its end where the model dropped
+    it: ``source`` ends with a quotation it closes, and the translation's last quote opens one
+    that nothing closes ('He said: "I will come tomorrow."' gave 'Il a dit : "Je viendrai
+    demain.'). Straight quotes, as the model reads them (``curl`` curls them after)."""
+    if source.count('"') % 2 or not source.rstrip().endswith('"'):
+        return translation
+    if translation.count('"') % 2 == 0 or not _OPEN_LAST.search(translation):
+        return translation
+    return translation.rstrip() + '"'
+
+
+_OPEN_LAST = re.compile(r'(?:^|\s)"(?=\S)[^"]*$')  # a last quote that opens: '... : "Je'
