@@ -80,3 +80,27 @@ def test_a_sentence_with_an_aside_translates_whole_and_its_links_index_the_texts
     assert translator.translate(texts[:1]) == [found[0].text]
     paragraph = translator.translate(["Tom (my brother) is here. He is happy."])[0]
     assert paragraph.startswith("Tom (mon frère) est ici. ")
+
+
+def test_words_between_dashes_are_an_aside_put_back_between_the_same_marks(en_fr):
+    """Before: "The meeting — if there is one — starts at 10." -> "Le rendez-vous à l'étranger
+    s'il y a un départ à 10 heures."."""
+    text = "The meeting — if there is one — starts at 10."
+    found = find_asides(text)
+    assert found.main == "The meeting starts at 10." and found.texts == ["if there is one"]
+    assert found.marks == [("— ", " —")]
+    spanish = find_asides("La reunión —si la hay— empieza a las diez.")
+    assert spanish.main == "La reunión empieza a las diez." and spanish.marks == [("—", "—")]
+    for none in ["It was 2010—2015.", "I know — it is late.", "A — 3 — B."]:
+        assert find_asides(none) is None  # no space before, one dash, no letter inside
+    put = put_asides(spanish, "The meeting begins at ten.",
+                     [WordLink((3, 10), (4, 11), "reunión", "meeting")], ["if any"])  # fmt: skip
+    assert put.text == "The meeting —if any— begins at ten."
+    assert put.text[put.starts[0] :].startswith("if any")
+    assert as_aside("si la hay", "S'il y en a un.") == "s'il y en a un"  # not an acronym
+    (translated,) = en_fr.translate([text], alignments=True)
+    alone = as_aside("if there is one", en_fr.translate(["if there is one"])[0])
+    assert f" — {alone} — " in translated.text, translated.text
+    for link in translated.alignment:
+        assert text[slice(*link.source)] == link.source_word
+        assert translated.text[slice(*link.target)] == link.target_word

@@ -1,4 +1,5 @@
-"""Asides in parentheses, translated apart from their sentence and put back where it aligns.
+"""Asides in parentheses or between dashes, translated apart from their sentence and put back
+where it aligns.
 
 Tatoeba has hardly any parentheses, and the bundled models garble a sentence with an aside:
 "Tom (my brother) is here." gave "Tom Łmy est dans l'esprit.", "Tom (mi hermano) está aquí."
@@ -11,7 +12,10 @@ sentences, each of which it translates well:
     -> each aside's translation, in its parentheses, after the translation of the last word
        before it, as the model's own word links say ("Tom" -> "Tom"): "Tom (mon frère) est ici."
 
-An aside is a parenthesis neither nested nor holding a parenthesis; one with no letter ("(2019)",
+An aside is a parenthesis neither nested nor holding a parenthesis, or words between two dashes
+after a space ("The meeting — if there is one — starts at 10.", "La reunión —si la hay— empieza
+a las diez."; the model gave "Le rendez-vous à l'étranger s'il y a un départ à 10 heures."), put
+back between the same marks; one with no letter ("(2019)",
 "(1)", which the model garbled too: "Le livre de la casse 2019lt") is copied, not translated,
 and one opening its sentence ("(Nota) Es importante.") opens the translation. An aside's
 translation keeps its lower-case opening and lack of a full stop ("mi hermano" -> "my brother",
@@ -31,8 +35,13 @@ from heedful.explain.alignment_spans import WordLink, copied
 from heedful.protect import find_phone_numbers, find_spans
 from heedful.textmap import Span
 
-# " (my brother)": the space before it, and its inside
-_ASIDE = re.compile(r"[ \t]*\((?P<inside>[^()\n]+)\)")
+# " (my brother)": the space before it, and its inside; " — if there is one —", " —si la hay—"
+# (an em or en dash after a space, words with a letter, the same dash before a space or a mark)
+_ASIDE = re.compile(
+    r"[ \t]*\((?P<inside>[^()\n]+)\)"
+    r"|[ \t]+(?P<dash>[—–])[ \t]?(?P<dashed>[^—–()\n]*?[^\W\d_][^—–()\n]*?)[ \t]?(?P=dash)"
+    r"(?=[ \t,;:.!?]|$)"
+)
 _WORD = re.compile(r"\w+(?:['’-]\w+)*")
 _LETTER = re.compile(r"[^\W\d_]")
 
@@ -42,13 +51,19 @@ class Asides:
     """A sentence's asides taken out: ``main`` is the sentence without them; each aside's
     ``cut`` (its span in the sentence, with the space before it, or after it where it opens
     the sentence), ``inside`` (the span of its text) and ``at`` (where it was cut out of
-    ``main``)."""
+    ``main``); ``marks``: the marks around each, as written ("(", ")"; "— ", " —").
+    """
 
     sentence: str
     main: str
     cuts: list[Span]
     insides: list[Span]
     at: list[int]
+    marks: list[tuple[str, str]] | None = None
+
+    def __post_init__(self) -> None:
+        if self.marks is None:
+            self.marks = [("(", ")")] * len(self.cuts)
 
     @property
     def texts(self) -> list[str]:
@@ -73,18 +88,22 @@ class Asides:
 def find_asides(sentence: str, keep_whole: Collection[Span] = ()) -> Asides | None:
     """``sentence``'s asides, if it has any and a word outside them; none inside or across a
     span of ``keep_whole`` (a phone number's "(555)", a URL's)."""
-    cuts, insides, at, main, last = [], [], [], [], 0
+    cuts, insides, at, main, marks, last = [], [], [], [], [], 0
     for match in _ASIDE.finditer(sentence):
         start, end = match.span()
-        marks = (match.start("inside") - 1, match.end() - 1)  # "(" and ")"
-        if any(a <= mark < b for a, b in keep_whole for mark in marks):
+        group = "inside" if match.group("inside") is not None else "dashed"
+        inside = match.span(group)
+        edges = (inside[0] - 1, match.end() - 1)  # "(" and ")", or the dashes
+        if any(a <= edge < b for a, b in keep_whole for edge in edges):
             continue  # part of a span: "+1 (555) 123-4567" (not "(2019)", a number inside)
         if not sentence[:start].strip():  # opening the sentence: the space after it goes too
             end += len(sentence[end:]) - len(sentence[end:].lstrip())
         main.append(sentence[last:start])
         at.append(sum(map(len, main)))
         cuts.append((start, end))
-        insides.append(match.span("inside"))
+        insides.append(inside)
+        opening = sentence[start : inside[0]].lstrip(" \t")
+        marks.append((opening, sentence[inside[1] : match.end()]))
         last = end
     if not cuts:
         return None
@@ -92,7 +111,7 @@ def find_asides(sentence: str, keep_whole: Collection[Span] = ()) -> Asides | No
     text = "".join(main)
     if not _WORD.search(text):
         return None
-    return Asides(sentence, text, cuts, insides, at)
+    return Asides(sentence, text, cuts, insides, at, marks)
 
 
 def as_aside(source: str, translation: str, target: str | None = None) -> str:
@@ -108,7 +127,8 @@ def as_aside(source: str, translation: str, target: str | None = None) -> str:
     always = {"I", *MONTHS.get(target or "", ()), *WEEKDAYS.get(target or "", ())}
     capital = first is not None and (first.group() in always or first.group().split("'")[0] == "I")
     opens_small = source[:1].islower()
-    if opens_small and not capital and translation[:1].isupper() and translation[1:2].islower():
+    rest = first.group()[1:] if first else ""  # not an acronym's ("USA"): "S'il" -> "s'il"
+    if opens_small and not capital and translation[:1].isupper() and rest != rest.upper():
         translation = translation[0].lower() + translation[1:]
     return translation
 
@@ -141,16 +161,19 @@ def put_asides(
     asides: Asides, translation: str, links: list[WordLink], translated: list[str]
 ) -> Put:
     """``translation`` of ``asides.main`` with each aside's translation (``translated``) in
-    parentheses after the target word linked to the last source word before it (``links``:
+    its marks after the target word linked to the last source word before it (``links``:
     the main sentence's word links, spans of ``asides.main`` and ``translation``)."""
     points = [_place(asides, k, translation, links) for k in range(len(translated))]
-    inserted = [f"({text}) " if not point else f" ({text})" for point, text in zip(
-        points, translated, strict=True)]  # fmt: skip
+    inserted = [
+        f"{opening}{text}{closing} " if not point else f" {opening}{text}{closing}"
+        for point, text, (opening, closing) in zip(points, translated, asides.marks, strict=True)
+    ]
     put = Put("", points, inserted, [0] * len(translated))
     out, at = [], 0
     for k in sorted(range(len(translated)), key=lambda k: (points[k], k)):
         out.append(translation[at : points[k]])
-        put.starts[k] = sum(map(len, out)) + (2 if points[k] else 1)
+        opening = asides.marks[k][0]
+        put.starts[k] = sum(map(len, out)) + len(opening) + (1 if points[k] else 0)
         out.append(inserted[k])
         at = points[k]
     out.append(translation[at:])
@@ -182,7 +205,7 @@ def _word_end(text: str, offset: int) -> int:
 def sentence_asides(translator, sentence: str) -> Asides | None:
     """A sentence's asides in parentheses (heedful.asides), where the translator cuts texts
     into sentences; none inside the spans it keeps (a phone number's "(555)")."""
-    if not translator.split_sentences or "(" not in sentence:
+    if not translator.split_sentences or not any(mark in sentence for mark in "(—–"):
         return None
     keep = []
     if translator.protect_spans:
