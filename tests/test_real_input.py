@@ -722,6 +722,30 @@ def test_a_line_ending_with_a_comma_or_a_colon_is_translated_as_a_sentence_and_k
     assert ("Ana", "Ana") in {(k.source_word, k.target_word) for k in found[0].alignment}
 
 
+def test_a_run_of_marks_goes_to_the_model_as_one_and_comes_back(bundled):
+    """Before: "¡¡¡Me encanta!!!" -> "Get lost!", "¿¿¿En serio???" -> "Do you mean?", "I don't
+    know..." -> "Je ne sais pas."."""
+    from heedful.real_input import Translation, _ended, _open_end
+
+    es_en, en_fr = bundled["es-en"], bundled["en-fr"]
+    assert _open_end(es_en, "¡¡¡Me encanta!!!") == ("¡Me encanta!", "!!!")
+    assert _open_end(es_en, "¿En serio?!") == ("¿En serio?", "?!")
+    assert _open_end(en_fr, "Maybe…") == ("Maybe.", "…")
+    for one in ["Yes.", "Wow!", "...", "Etc. ¡Hola!"]:
+        assert _open_end(en_fr, one) is None  # one mark, or no word before the run
+    done = Translation("Attends !", 0.0, [])
+    assert _ended(done, "...", "fr").text == "Attends..."
+    assert _ended(done, "!!!", "fr").text == "Attends !!!"
+    assert _ended(Translation("Wait", 0.0, []), "?!", "en").text == "Wait?!"
+    found = es_en.translate(["¡¡¡Me encanta!!!", "¿¿¿En serio???", "No sé..."])
+    assert [f[-3:] for f in found] == ["!!!", "???", "..."], found
+    assert es_en.translate(["¡Me encanta!"])[0][:-1] == found[0][:-3]
+    assert (
+        en_fr.translate(["I don't know..."])[0]
+        == en_fr.translate(["I don't know."])[0][:-1] + "..."
+    )
+
+
 def test_french_elides_de_and_que_before_a_name_as_its_first_letter_needs():
     from heedful.protect import Protected
 

@@ -27,6 +27,7 @@ their own tools do.
 
 from __future__ import annotations
 
+import re
 import warnings
 from dataclasses import dataclass, replace
 
@@ -134,8 +135,9 @@ def _translate_plain(
     sentences = [s for p in paragraphs for s in p.sentences]
     # a line ending with "," or ":" (a letter's greeting: "Hi Sarah,") goes to the model ended
     # with a full stop, which Tatoeba's sentences all have ("Salut Sarah, Sarah." before)
-    marks = [_open_end(translator, s) for s in sentences]
-    sentences = [s[:-1] + "." if mark else s for s, mark in zip(sentences, marks, strict=True)]
+    ends = [_open_end(translator, s) for s in sentences]
+    marks = [None if end is None else end[1] for end in ends]
+    sentences = [s if end is None else end[0] for s, end in zip(sentences, ends, strict=True)]
     asides = [sentence_asides(translator, s) for s in sentences]
     if any(asides):  # "Tom (mi hermano) está aquí."
         found = translate_asides(
@@ -154,24 +156,44 @@ def _translate_plain(
     return out
 
 
-def _open_end(translator, sentence: str) -> str | None:
-    """The comma or colon ending ``sentence`` (a letter's greeting, a heading), if it ends with
-    one after a word and the translator cuts texts into sentences."""
-    if translator.split_sentences and sentence[-1:] in ",:" and sentence[-2:-1].isalnum():
-        return sentence[-1]
-    return None
+def _open_end(translator, sentence: str) -> tuple[str, str] | None:
+    """The sentence as the model is given it and the mark its translation ends with instead,
+    where the translator cuts texts into sentences and ``sentence`` ends, after a word, with a
+    comma or colon (a letter's greeting, a heading: given with a full stop, which Tatoeba's
+    sentences all have) or with a run of marks ("...", "…", "!!!", "???", "?!": given with one;
+    the model dropped them and garbled the sentence: "Really???" -> "Alors ?", "¡¡¡Me
+    encanta!!!" -> "Get lost!"). Repeated opening marks ("¡¡¡") are given once too."""
+    if not translator.split_sentences:
+        return None
+    if sentence[-1:] in ",:" and sentence[-2:-1].isalnum():
+        return sentence[:-1] + ".", sentence[-1]
+    run = _RUN_END.search(sentence)
+    if run is None:
+        return None
+    mark = "?" if "?" in run.group() else "!" if "!" in run.group() else "."
+    given = _RUN_START.sub(lambda m: m.group()[-1], sentence[: run.start()]) + mark
+    return given, run.group()
+
+
+_RUN_END = re.compile(r"(?<=[^\W_])(?:[.!?]*…[.!?…]*|[.!?]{2,})$")  # "...", "…", "!!!", "?!"
+_RUN_START = re.compile(r"^[¡¿]{2,}")
 
 
 def _ended(translation: Translation, mark: str, target: str | None) -> Translation:
-    """``translation`` of a sentence given with a full stop in place of ``mark``, ended with
-    ``mark`` again (in place of the model's full stop, or after its last word; French puts a
-    space before a colon)."""
+    """``translation`` of a sentence given with one mark in place of ``mark``, ended with
+    ``mark`` again: a comma or colon in place of the model's full stop, or after its last word
+    (the model's "!" or "?" stays; French puts a space before a colon); a run of marks in
+    place of the model's last marks (French puts a space before "!" and "?")."""
     text = translation.text
-    if not text or text[-1] in "!?…":
+    if not text:
         return translation
-    mark = " :" if mark == ":" and target == "fr" else mark
-    text = text[:-1] + mark if text.endswith(".") else text + mark
-    return replace(translation, text=text)
+    if mark in ",:":
+        if text[-1] in "!?…":
+            return translation
+        mark = " :" if mark == ":" and target == "fr" else mark
+        return replace(translation, text=text[:-1] + mark if text.endswith(".") else text + mark)
+    space = " " if target == "fr" and mark[0] in "!?" else ""  # "Attends..." but "ça !!!"
+    return replace(translation, text=re.sub(r"\s*[.!?…]*$", "", text) + space + mark)
 
 
 def paragraph(translator, text: str) -> Paragraph:
