@@ -258,11 +258,11 @@ def _search(model, sources, max_lengths, options, *, banned, force_eos, keep_att
     rows = len(max_lengths)
     start = torch.full((rows, 1), config.start_id, dtype=torch.long, device=src.device)
     # a coverage penalty's weights ride along as each hypothesis's trace, as Trails keep them
-    aligning = None if keep_attention or aligning is None else aligning.layer_heads
-    step = step_function(model, keep_attention, aligning)
+    heads = None if keep_attention or aligning is None else aligning.layer_heads
+    step = step_function(model, keep_attention, heads)
     common = dict(
         eos_id=config.eos_id, max_length=max_lengths, min_length=options.min_length,
-        banned=banned, force_eos=force_eos, keep_trace=keep_attention or aligning is not None,
+        banned=banned, force_eos=force_eos, keep_trace=keep_attention or heads is not None,
     )  # fmt: skip
     sampling = options.sampling
     if sampling is not None:
@@ -280,7 +280,7 @@ def _search(model, sources, max_lengths, options, *, banned, force_eos, keep_att
         step, cache, start, beam_size=beam_size, length_penalty=options.penalty,
         n_best=options.n_best, early_stopping=options.early_stopping, **common,
     )  # fmt: skip
-    if aligning is not None:  # each token's aligning weights [S] -> the hypothesis's [T, S]
+    if heads is not None:  # each token's aligning weights [S] -> the hypothesis's [T, S]
         for hypotheses, source in zip(found, sources, strict=True):
             for h in hypotheses:
                 h.attention = torch.stack([t[0] for t in h.trace])[:, : len(source)]
