@@ -731,6 +731,7 @@ def test_a_run_of_marks_goes_to_the_model_as_one_and_comes_back(bundled):
     assert _open_end(es_en, "¡¡¡Me encanta!!!") == ("¡Me encanta!", "!!!")
     assert _open_end(es_en, "¿En serio?!") == ("¿En serio?", "?!")
     assert _open_end(en_fr, "Maybe…") == ("Maybe.", "…")
+    assert _open_end(en_fr, "Run `make test`...") == ("Run `make test`.", "...")  # after code
     for one in ["Yes.", "Wow!", "...", "Etc. ¡Hola!"]:
         assert _open_end(en_fr, one) is None  # one mark, or no word before the run
     done = Translation("Attends !", 0.0, [])

@@ -175,7 +175,8 @@ def _open_end(translator, sentence: str) -> tuple[str, str] | None:
     return given, run.group()
 
 
-_RUN_END = re.compile(r"(?<=[^\W_])(?:[.!?]*…[.!?…]*|[.!?]{2,})$")  # "...", "…", "!!!", "?!"
+# "...", "…", "!!!", "?!" after a word, or a closing mark after one ("`make test`...", "(sí)!!")
+_RUN_END = re.compile(r"(?<=[^\W_]|[`)\]\"'’”»])(?:[.!?]*…[.!?…]*|[.!?]{2,})$")
 _RUN_START = re.compile(r"^[¡¿]{2,}")
 
 
