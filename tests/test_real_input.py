@@ -329,8 +329,10 @@ def test_a_date_is_linked_to_the_date_it_became(bundled):
 
 
 @pytest.mark.parametrize(
-    "text", ["TENGO UN PERRO.", "Compré 3 manzanas por 7,50 euros.", "Nací el 3 de mayo de 1990."]
-)
+    "text",
+    ["TENGO UN PERRO.", "Compré 3 manzanas por 7,50 euros.", "Nací el 3 de mayo de 1990.",
+     "¡¡¡Me encanta!!!", "Hola Ana:"],  # a run of marks, a closing colon: "Get lost!" before
+)  # fmt: skip
 def test_attend_shows_the_translation_translate_gives(bundled, text):
     """The model reads the sentence as translate gives it (cased, spans kept): "TENGO UN
     PERRO." was attended to as it came and gave "I have a little money."."""
@@ -343,6 +345,14 @@ def test_attend_shows_the_translation_translate_gives(bundled, text):
     if len(attended.translation.split()) == len(words.target_pieces) - 1:  # one to one: as shown
         assert words.target_pieces[:-1] == attended.translation.split()
         assert words.source_pieces[:-1] == text.split()
+
+
+def test_attend_reads_the_text_without_markdowns_markers(bundled):
+    """The markers go back by word links, which attend shows apart: its translation is the
+    text's without them ("He's urmuy equals." before)."""
+    translator = bundled["es-en"]
+    translation = translator.translate(["Es **muy** importante."])[0]
+    assert translator.attend("Es **muy** importante.").translation == translation.replace("**", "")
 
 
 def test_numbers_are_written_the_target_languages_way():

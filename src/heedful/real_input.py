@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from heedful.asides import sentence_asides, translate_asides
@@ -195,6 +196,23 @@ def _ended(translation: Translation, mark: str, target: str | None) -> Translati
         return replace(translation, text=text[:-1] + mark if text.endswith(".") else text + mark)
     space = " " if target == "fr" and mark[0] in "!?" else ""  # "Attends..." but "ça !!!"
     return replace(translation, text=re.sub(r"\s*[.!?…]*$", "", text) + space + mark)
+
+
+def as_given(translator, sentence: str) -> tuple[str, Callable[[str], str]]:
+    """``Translator.as_translated``: one sentence as ``translate_texts`` gives it to the model,
+    and how it finishes the model's translation (the markers of heedful.emphasis left out)."""
+    marked = find_emphasis(sentence) if translator.protect_spans else None
+    sentence = sentence if marked is None else marked.plain
+    end = _open_end(translator, sentence)
+    prepared = prepare(translator, sentence if end is None else end[0], in_capitals=False)
+
+    def finished(model: str) -> str:
+        text = finish(translator, prepared, None, model).text
+        if end is not None:
+            text = _ended(Translation(text, 0.0, []), end[1], translator.target_language).text
+        return text
+
+    return prepared.text, finished
 
 
 def paragraph(translator, text: str) -> Paragraph:

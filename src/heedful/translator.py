@@ -231,10 +231,11 @@ class Translator:
         return capture.attend(self, source, target, beam_size, full_context=full_context)
 
     def as_translated(self, sentence: str) -> tuple[str, Callable[[str], str]]:
-        """``sentence`` as ``translate`` gives it to the model (heedful.real_input.prepare), and
-        how ``translate`` finishes the model's translation of it (heedful.real_input.finish)."""
-        prepared = real_input.prepare(self, sentence, in_capitals=False)
-        return prepared.text, lambda model: real_input.finish(self, prepared, None, model).text
+        """``sentence`` as ``translate`` gives it to the model (heedful.real_input.as_given:
+        Markdown's markers taken out, a run of marks ending it given as one, then ``prepare``),
+        and how ``translate`` finishes the model's translation of it (``finish``, the run put
+        back; not the markers, which go back by word links)."""
+        return real_input.as_given(self, sentence)
 
     def attend_ids(
         self,
