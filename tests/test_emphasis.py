@@ -102,3 +102,14 @@ def test_the_bundled_models_keep_every_marker_around_words(translators, name, te
         assert text[link.source[0] : link.source[1]] == link.source_word
         assert found.text[link.target[0] : link.target[1]] == link.target_word
     assert translator.translate([text])[0] == found.text
+
+
+def test_a_link_the_placement_leaves_empty_keeps_its_url(translators):
+    """The model wrote "[Catch](b) [me](f)." for "[a](b) [c](d) [e](f)": the middle link's words
+    went nowhere, and its URL was lost with its markers; it is now written as it was."""
+    text = "[a](b) [c](d) [e](f)"
+    (found,) = translators["es-en"].translate([text], alignments=True)
+    for url in ("](b)", "](d)", "](f)"):
+        assert found.text.count(url) == 1, found.text
+    for link in found.alignment:
+        assert found.text[link.target[0] : link.target[1]] == link.target_word

@@ -195,6 +195,8 @@ def test_code_between_backticks_is_kept_whole_whatever_it_holds(bundled):
     assert protected.spans[:3] == ["`x = 5`", "`+34 612 345 678`", "`3 de mayo`"]
     assert protected.spans[3] == "May 4"  # a date outside the code is still a date
     assert "`" not in protected.text
+    fenced = protect("Usa ```make test 3``` y ``c d``.", "es", "en")  # two or three backticks
+    assert fenced.spans == ["```make test 3```", "``c d``"]
     for no_code in ("Un ` suelto, 2 y ` otro.", "I don`t know, 2 isn`t it."):
         assert protect(no_code, "es", "en").spans == ["2"]  # apostrophes, lone backticks
     for name, sentence in [

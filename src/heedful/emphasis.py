@@ -94,9 +94,16 @@ def with_emphasis(marked: Marked, translation, alignments: bool):
     # the outer first ("**_x_**")
     inserts: dict[int, list[tuple[tuple[int, int], str]]] = {}
     for depth, node in _walk(marked.nodes):
+        (opening, closing) = node.element
         if node.target is None or node.target[1] <= node.target[0]:
-            continue  # nowhere to go: its words are in the translation without it
-        (start, end), (opening, closing) = node.target, node.element
+            if node.target is not None and closing.startswith("]("):  # a link keeps its URL
+                at, text = node.target[0], marked.plain[node.source[0] : node.source[1]]
+                before = " " if at and not translation.text[at - 1].isspace() else ""
+                after = " " if translation.text[at : at + 1].isalnum() else ""
+                link = before + opening + text + closing + after
+                inserts.setdefault(at, []).append(((0, 1), link))
+            continue  # emphasis with nowhere to go: its words are in the translation without it
+        start, end = node.target
         inserts.setdefault(start, []).append(((1, depth), opening))
         inserts.setdefault(end, []).append(((0, -depth), closing))
     replacements = [

@@ -182,8 +182,9 @@ _CURRENCY_AFTER = re.compile(
 # hours from one time to another ("9am-5pm"): the bundled en -> fr model wrote "9 h-5 cents"
 _CLOCK_RANGE = rf"{_CLOCK}[-–]{_CLOCK}"
 # code between backticks, as Markdown, chat apps and issue trackers write it ("run `make test`");
-# not a backtick typed for an apostrophe ("don`t", "isn`t") nor one alone with a space after it
-_CODE_SPAN = r"(?<![\w`])`[^`\s](?:[^`\n]{0,98}[^`\s])?`(?![\w`])"
+# not a backtick typed for an apostrophe ("don`t", "isn`t") nor one alone with a space after it;
+# two or three backticks around it too ("```make test```")
+_CODE_SPAN = r"(?<![\w`])(?P<ticks>`{1,3})[^`\s](?:[^`\n]{0,98}[^`\s])?(?P=ticks)(?![\w`])"
 _SPAN = re.compile(
     rf"{_CODE_SPAN}|(?<![\w@/.+-])(?:{_URL}|{_EMAIL}|{_TAG}|{_CLOCK_RANGE}|{_CLOCK}|{_ORDINAL}|{_CODE}|{_MONEY}"
     rf"|{_NUMBER}{_UNIT}?)(?![\w@/])|(?:{_PLACEHOLDER})|(?<![\w'’]){_ETC}"
