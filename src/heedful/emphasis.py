@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, replace
 
 from heedful.markup.placement import Inline, place
+from heedful.protect import find_code
 from heedful.textmap import TextMap
 
 _MARKERS = ("**", "__", "~~", "*", "_")  # longest first: "**" before "*"
@@ -31,9 +32,9 @@ _EMPHASIS = [  # apart from letters, digits, code and more of the same marker
     )  # fmt: skip
     for m in _MARKERS
 ]
+_MARKER_CHARS = re.compile(r"[*_~\[]")
 # [text](destination "title"): its text translated, "[" and "](...)" put back around it
 _LINK = re.compile(r'(?<![!\\])(\[)(?=\S)[^\[\]\n]+(?<=\S)(\]\([^()\s]+(?:\s+"[^"\n]*")?\))')
-_CODE = re.compile(r"`[^`\n]+`")
 
 
 @dataclass
@@ -50,12 +51,14 @@ class Marked:
 
 def find_emphasis(text: str) -> Marked | None:
     """``text``'s emphasis and links taken out, or None if it holds none."""
-    code = [m.span() for m in _CODE.finditer(text)]
+    if not _MARKER_CHARS.search(text):  # most texts: nothing to look for
+        return None
+    code = find_code(text)
     found: list[tuple[int, int, str, str]] = []  # (start, end, opening, closing) in text
     used: set[int] = set()  # the markers' characters
     for pattern in [_LINK, *_EMPHASIS]:
         # markers found already stand apart from the others: "***x***", "**_x_**"
-        view = "".join("\0" if k in used else c for k, c in enumerate(text))
+        view = "".join("\0" if k in used else c for k, c in enumerate(text)) if used else text
         for match in pattern.finditer(view):
             (start, end), opening = match.span(), match.group(1)
             closing = text[match.start(2) : match.end(2)] if pattern is _LINK else opening

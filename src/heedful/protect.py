@@ -186,12 +186,18 @@ _CLOCK_RANGE = rf"{_CLOCK}[-–]{_CLOCK}"
 # two or three backticks around it too ("```make test```")
 _CODE_SPAN = r"(?<![\w`])(?P<ticks>`{1,3})[^`\s](?:[^`\n]{0,98}[^`\s])?(?P=ticks)(?![\w`])"
 _SPAN = re.compile(
-    rf"{_CODE_SPAN}|(?<![\w@/.+-])(?:{_URL}|{_EMAIL}|{_TAG}|{_CLOCK_RANGE}|{_CLOCK}|{_ORDINAL}|{_CODE}|{_MONEY}"
+    rf"{_CODE_SPAN}"
+    rf"|(?<![\w@/.+-])(?:{_URL}|{_EMAIL}|{_TAG}|{_CLOCK_RANGE}|{_CLOCK}|{_ORDINAL}|{_CODE}|{_MONEY}"
     rf"|{_NUMBER}{_UNIT}?)(?![\w@/])|(?:{_PLACEHOLDER})|(?<![\w'’]){_ETC}"
     rf"|(?<![\w@/.+-]){_DECADE}|(?<![\w-]){_WORD_DECADE}"
 )
 _DECADE_AT = re.compile(_DECADE)
 _ETC_LANGUAGES = {"en", "es", "fr", "it", "pt"}
+
+
+def find_code(text: str) -> list[Span]:
+    """Where ``text`` holds code between backticks (kept whole, whatever it holds)."""
+    return [m.span() for m in re.finditer(_CODE_SPAN, text)]
 
 
 def find_spans(text: str) -> list[tuple[int, int]]:
@@ -351,7 +357,7 @@ def protect(
     (heedful.typography.unreadable_symbols), each in place of the spans it overlaps ("£5", not
     "5"); ``women``: those of ``extra`` that name a woman, who gets a woman's placeholder
     ("Mary"), as a woman's title gets ("Mrs. Smith")."""
-    code = [m.span() for m in re.finditer(_CODE_SPAN, text)]  # whole, whatever it holds
+    code = find_code(text)
     kept = [k for k in kept if not any(_overlap(k, c) for c in code)]
     dates = dict(find_dates(text, source)) if target in WEEKDAYS else {}
     dates = {d: v for d, v in dates.items() if not any(_overlap(d, c) for c in code)}
