@@ -59,11 +59,7 @@ class Asides:
     cuts: list[Span]
     insides: list[Span]
     at: list[int]
-    marks: list[tuple[str, str]] | None = None
-
-    def __post_init__(self) -> None:
-        if self.marks is None:
-            self.marks = [("(", ")")] * len(self.cuts)
+    marks: list[tuple[str, str]]
 
     @property
     def texts(self) -> list[str]:

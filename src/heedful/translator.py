@@ -188,7 +188,9 @@ class Translator:
         if options.coverage_penalty and aligning is None:
             method = self.resolved_alignment()
             if method.layer is None:  # erasure reads no attention: the default method's heads
-                method = AlignmentMethod().resolve(self.config.n_decoder_layers, 1)
+                method = AlignmentMethod().resolve(
+                    self.config.n_decoder_layers, self.config.n_heads
+                )
             aligning = Trails(method.layer, method.heads or range(self.config.n_heads))
         return decoding.generate(
             self.model, src_ids, options, banned=sorted({*self.banned_ids(), *banned}),
