@@ -49,6 +49,10 @@ Variants (source and reference change together unless said):
   three items a pair (both bundled dev sets have a few dozen such pairs). "women": names the
   training text lacks; "women read": names it has ("Alice", "Helen"), which a model reads as
   names, and may read as a man's. Drawn last.
+- british: the dev pairs whose English source has a word that British English spells otherwise
+  (breame's tables: "favorite" -> "favourite", "apologize" -> "apologise"), the source so
+  respelt, each such pair once (41 of en -> fr's 2,365; the first ``--sentences`` of them); none
+  for a source in another language. Drawn without the shared random draws.
 
 Figures: case-insensitive corpus BLEU (sacrebleu, lowercase) of each variant and the clean input's
 on the same sentences: each sentence translated alone, for paragraphs and long sentences the
@@ -472,6 +476,28 @@ def join_long(parts: list[str], lang: str, names: set[str]) -> str:
     return f"{', '.join(pieces[:-1])} {conjunction} {pieces[-1]}."
 
 
+def british(text: str) -> str:
+    """``text`` with each word that British English spells otherwise so spelt, in its case."""
+    from breame.data.spelling_constants import AMERICAN_ENGLISH_SPELLINGS
+
+    def respelt(match: re.Match) -> str:
+        word = match.group()
+        other = AMERICAN_ENGLISH_SPELLINGS.get(word.lower())
+        if other is None:
+            return word
+        return other[0].upper() + other[1:] if word[0].isupper() else other
+
+    return re.sub(r"[A-Za-z]+", respelt, text)
+
+
+def british_items(pairs, src, n) -> list[Item]:
+    if src != "en":
+        return []
+    items = [Item(british(p.src), p.tgt, [i], p.tgt) for i, p in enumerate(pairs)]
+    items = [it for it, p in zip(items, pairs, strict=True) if it.src != p.src]
+    return items[:n] if n > 0 else items
+
+
 def paragraph_items(pairs, rng, n) -> list[Item]:
     items, covered, target = [], 0, n if n > 0 else len(pairs)
     while covered < target:
@@ -533,6 +559,7 @@ def make_variants(
         "names read": name_items(pairs, src, tgt, rng, n, read_pool, names, places),
         "women": women_items(pairs, src, tgt, rng, n, women_pool(seed, seen)),  # drawn last
         "women read": women_items(pairs, src, tgt, rng, n, women_pool(seed, seen, read=True)),
+        "british": british_items(pairs, src, n),  # no random draw
     }
 
 
@@ -652,7 +679,7 @@ def run_model(model: Path, data, src, tgt, n: int, seed: int, beam_size: int = 4
 
 
 def table(results: list[dict]) -> str:
-    columns = ["caps", "title", "casual", "paragraphs", "long", "women", "women read"]
+    columns = ["caps", "title", "casual", "paragraphs", "long", "women", "women read", "british"]
     pct = lambda x: "n/a" if x is None else f"{100 * x:.0f}%"  # noqa: E731
     lines = [
         "| model | names copied | numbers copied | 2-3 numbers copied | names read copied | "

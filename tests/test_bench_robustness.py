@@ -257,13 +257,30 @@ def test_sentences_of_several_numbers_join_statements_and_need_every_number():
         )
 
 
+def test_british_spelling_respells_the_english_source_alone():
+    pairs = [
+        rb.Pair("My favorite color is gray.", "Ma couleur préférée est le gris."),
+        rb.Pair("I like cats.", "J'aime les chats."),
+        rb.Pair("Apologize to him.", "Excuse-toi auprès de lui."),
+    ]
+    items = rb.british_items(pairs, "en", 0)
+    assert [it.src for it in items] == ["My favourite colour is grey.", "Apologise to him."]
+    assert [it.parts for it in items] == [[0], [2]]
+    assert [it.ref for it in items] == [pairs[0].tgt, pairs[2].tgt]
+    assert rb.british_items(pairs, "en", 1) == items[:1]
+    assert rb.british_items(pairs, "es", 0) == []
+
+
 def test_the_script_runs_on_a_bundled_model(tmp_path):
     out = tmp_path / "robustness.json"
     model = REPO / "models" / "es-en"
     assert rb.main(["--model", str(model), "--sentences", "3", "--json", str(out)]) == 0
     (result,) = json.loads(out.read_text())
     assert (result["src"], result["tgt"]) == ("es", "en")
+    assert result["variants"]["british"] == {"items": 0}  # a Spanish source has no British
     for name, v in result["variants"].items():
+        if name == "british":
+            continue
         assert v["items"] >= 1, name
         assert 0 <= v["bleu"] <= 100.001 and 0 <= v["clean_bleu"] <= 100.001
         assert all(ex["hyp"].strip() for ex in v["examples"])

@@ -331,6 +331,37 @@ def test_casual_typing_without_apostrophes_is_translated_as_with_them(bundled):
     assert "ne sais pas" in found[0] and "ne sait pas" in found[1], found
 
 
+def test_a_spelling_the_model_hardly_read_is_given_in_the_one_it_did():
+    english = Lexicon.load(model_dir("en-fr"))  # Tatoeba's English is mostly American
+
+    def respelt(text):
+        return english.usual_spelling(text, "en")
+
+    # "favourite" read once, "favorite" 197 times; "theatre" never, "theater" 33 times
+    assert respelt("My favourite colour.") == "My favorite color."
+    assert respelt("The Theatre, the CENTRE") == "The Theater, the CENTER"  # case kept
+    assert respelt("my neighbour's dog") == "my neighbor's dog"
+    # the spelling the model read is left: "buses" (13 times) is not made "busses" (never)
+    assert respelt("two buses") == "two buses"
+    assert respelt("my favorite color") == "my favorite color"
+    assert english.usual_spelling("My favourite colour.", "es") == "My favourite colour."
+    assert english.unseen_names("Theatre is my passion.") == []  # a word, not a name
+    # a list without counts cannot say which spelling the model read more
+    bare = Lexicon(["favorite", "favourite"])
+    assert bare.usual_spelling("my favourite", "en") == "my favourite"
+
+
+def test_british_spelling_is_translated_as_the_model_s_own(bundled):
+    """The bundled en -> fr model read "My favourite colour is blue." as "Ma couleur de favite
+    est bleue." and "Have you ever been to the theatre?" as "... au combat ?"."""
+    en_fr = bundled["en-fr"]
+    british = ["My favourite colour is blue.", "Have you ever been to the theatre?"]
+    found = en_fr.translate(british)
+    american = ["My favorite color is blue.", "Have you ever been to the theater?"]
+    assert found == en_fr.translate(american)
+    assert "préférée" in found[0] and "théâtre" in found[1], found
+
+
 def test_a_paragraph_s_attention_is_its_sentences_side_by_side(bundled):
     es_en = bundled["es-en"]
     first, second = "Tengo un perro.", "Se llama Max."

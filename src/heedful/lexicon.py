@@ -3,7 +3,7 @@
 A model directory may hold ``source-words.txt``: every word of the training sources, one a line,
 the most frequent first (``heedful train`` writes it; ``Lexicon.count``), in lower case unless
 the training text usually writes it otherwise inside a sentence ("Lisboa", "Tom", "I"), and
-after a tab how many times it was read (older lists have no counts). Four
+after a tab how many times it was read (older lists have no counts). Five
 uses follow:
 
 * **Usual case.** An ALL CAPS or Title Case sentence is given to the model as usually written
@@ -28,6 +28,12 @@ uses follow:
   accents, is a word it did ("bano" -> "baño"; the most frequent if several) is given to the
   model with them. A word it read ("esta", "el") is left as typed: which one the writer meant is
   the model's to judge from the sentence.
+* **Spellings of another English.** "My favourite colour": an English word the model read at
+  most ``RARE`` times whose other spelling (British or American, from breame's tables) it read
+  more than ``RARE`` times and ten times as often is given in that spelling ("favourite", read
+  once in Tatoeba's English, gave "Ma couleur de favite est bleue."; "favorite", 197 times,
+  gives "Ma couleur préférée est bleue."). A word the model read often in either spelling is
+  left as typed.
 * **Apostrophes typed without.** "i dont know": an English word the model never read that is a
   word it read and a clitic ("don" + "t", "i" + "m") gets its apostrophe back ("don't", "I'm").
 """
@@ -154,6 +160,7 @@ class Lexicon:
             else:
                 person = self._person(word, people, inside)
                 never = not self.knows(word, accents=False) and not self._contracted(word)
+                never = never and self.usual_spelling(word, "en") == word  # not "Theatre"
                 seeds.append(never or person)  # "Vera", not "verá"; "Im" is "I'm"
                 joins.append(len(word) > 1 and (inside or seeds[-1] or not self.knows(word)))
         full_names = [] if capitals else reversed(range(len(words) - 1))  # from the right
@@ -284,6 +291,27 @@ class Lexicon:
 
         return _PART.sub(restored, text)
 
+    def usual_spelling(self, text: str, language: str | None) -> str:
+        """``text`` with each English word the model hardly read in the spelling of the other
+        English that it read far more often ("favourite" -> "favorite", "CENTRE" -> "CENTER"),
+        in the case typed; the text as it is for another language or a list without counts."""
+        if language != "en" or self.counts is None:
+            return text
+        counts = self.counts
+
+        def respelt(match: re.Match) -> str:
+            word = match.group()
+            low = word.lower()
+            other = _other_spellings().get(low)
+            read, other_read = counts.get(low, 0), counts.get(other, 0)
+            if other is None or read > RARE or other_read <= RARE or other_read < 10 * read:
+                return word
+            if word.isupper() and len(word) > 1:
+                return other.upper()
+            return other[0].upper() + other[1:] if word[0].isupper() else other
+
+        return _PART.sub(respelt, text)
+
     def restore_apostrophes(self, text: str, language: str | None) -> str:
         """``text`` with the apostrophe put back in each word the model never read that is a
         word and a clitic of ``language`` (``contraction``: "dont" -> "don't", "im" -> "I'm")."""
@@ -325,6 +353,18 @@ CLITIC_HEADS = {
     "en": {"i", "you", "he", "she", "it", "we", "they", "that", "what", "there", "here", "who",
            "where", "how", "let"},
 }  # fmt: skip
+
+
+@cache
+def _other_spellings() -> dict[str, str]:
+    """Each English word with a British and an American spelling, in lower case, -> the other
+    spelling (breame's tables: "colour" -> "color", "color" -> "colour")."""
+    from breame.data.spelling_constants import (
+        AMERICAN_ENGLISH_SPELLINGS,
+        BRITISH_ENGLISH_SPELLINGS,
+    )
+
+    return {**AMERICAN_ENGLISH_SPELLINGS, **BRITISH_ENGLISH_SPELLINGS}
 
 
 def _joined(text: str, left: re.Match, right: re.Match) -> bool:
