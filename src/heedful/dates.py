@@ -37,6 +37,17 @@ WEEKDAYS = {
     "es": "lunes martes miércoles jueves viernes sábado domingo".split(),
     "fr": "lundi mardi mercredi jeudi vendredi samedi dimanche".split(),
 }
+# the weekdays a date is given to the model as, the ones it translates best first. On 82
+# sentences of my own with a weekday, often a name, a quarter opening with it (the scripts in
+# /root/heedful-runs/s31: the weekday once, after "on" or opening the translation, and the names
+# kept), the bundled es -> en model got "domingo" right in 71, "viernes" 66, "sábado" 63, "lunes"
+# and "miércoles" 61, "martes" 52, "jueves" 36 ("Nací el jueves en Tom." -> "I was born the
+# judge in Tom."; "Nací el lunes en Tom." -> "I was born on Monday.", the name dropped). Other
+# languages: the calendar's order ("Monday" and "Friday" both 30 of 30 on en -> fr).
+STAND_INS = {
+    lang: ("domingo viernes sábado lunes miércoles martes jueves".split() if lang == "es" else days)
+    for lang, days in WEEKDAYS.items()
+}
 # the words before a weekday that a date keeps ("on Monday" -> "on May 3"); other words get the
 # language's article before the date ("depuis lundi" -> "depuis le 3 mai")
 KEPT_BEFORE = {"en": ("on", "the", "by", "until", "since"), "es": ("el", "del", "al"),

@@ -72,7 +72,7 @@ from dataclasses import dataclass, field
 
 import phonenumbers
 
-from heedful.dates import WEEKDAYS, find_dates, put_date, weekday_pattern, write_date
+from heedful.dates import STAND_INS, WEEKDAYS, find_dates, put_date, weekday_pattern, write_date
 from heedful.names import feminine_title, write_title
 from heedful.textmap import Span, TextMap
 from heedful.unknown_words import Unreadable
@@ -373,7 +373,7 @@ def protect(
     spans = sorted(spans + list(dates))
     if not spans:
         return None
-    days = tuple(WEEKDAYS.get(source or "", ()))
+    days = tuple(STAND_INS.get(source or "", ()))
     lowered = text.lower()
     pools = (NAMES, NUMBERS, SHORT_NUMBERS, PEOPLE, days)
     free = {pool: [p for p in pool if not _find(p.lower()).search(lowered)] for pool in pools}
@@ -444,7 +444,7 @@ def protect(
         if not pool:
             continue  # more spans than placeholders: the model is given the rest as they are
         if (start, end) in dates:  # the weekday the translation will hold
-            weekdays[len(placeholders)] = WEEKDAYS[target][days.index(pool[0])]
+            weekdays[len(placeholders)] = WEEKDAYS[target][WEEKDAYS[source].index(pool[0])]
         elif target in HOUR_WORD and re.fullmatch(_CLOCK, span) and ":" not in original:
             hours.add(len(placeholders))  # "3pm" -> "15 h" where the model writes no "heures"
         placeholders.append(pool.pop(0))
