@@ -75,6 +75,23 @@ def test_a_word_the_model_cannot_read_lands_after_the_translation_of_its_neighbo
     assert [w for w in words if w != carried] == without
 
 
+@pytest.mark.parametrize(
+    ("name", "source"),
+    [
+        ("en-fr", "Thanks a lot for your help :)"),  # was "..., les noyages."
+        ("es-en", "Muchas gracias por tu ayuda :)"),  # was "... for your help.", the face lost
+        ("en-fr", "See you tomorrow ;-) Bye!"),
+        ("es-en", "¡Qué bien! :D"),  # ":D", a sentence of its own to the segmenter, gave ":00."
+    ],
+)
+def test_an_emoticon_is_carried_and_the_rest_translated_as_without_it(translators, name, source):
+    translator = translators[name]
+    found = translator.translate([source])[0]
+    face = next(w for w in source.split() if w in (":)", ";-)", ":D"))
+    without = translator.translate([source.replace(f" {face}", "")])[0]
+    assert found.count(face) == 1 and found.replace(f" {face}", "") == without, (found, without)
+
+
 def test_a_name_with_a_letter_the_model_cannot_read_stays_in_the_source(translators):
     """A word that mixes known and unknown characters is not carried: the model reads part of
     it (and heedful.names keeps it from the model as a name)."""

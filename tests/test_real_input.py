@@ -869,6 +869,11 @@ def test_a_heading_or_a_list_item_gets_no_full_stop_its_source_lacks():
     assert unended("Hello.", "Hola.") == "Hello."  # the source has its own
     assert unended("Merci. ❤️", "Gracias ❤️") == "Merci. ❤️"  # the source ends in no letter
     assert unended("¡Hola!", "Hello") == "¡Hola!" and unended("Etc...", "Etc") == "Etc..."
+    # emoticons ending the source and the translation are looked past
+    assert unended("Merci pour ton aide. :)", "Thanks for your help :)") == "Merci pour ton aide :)"
+    assert unended("Je suis heureux ! :D ;)", "I'm happy :D ;)") == "Je suis heureux :D ;)"
+    assert unended("Merci. :)", "Thanks. :)") == "Merci. :)"  # the source has its own
+    assert unended("Merci. :)", "Thanks :(") == "Merci. :)"  # another face: left as it is
 
 
 def test_list_items_and_labels_come_back_without_a_mark_the_model_added(bundled, monkeypatch):

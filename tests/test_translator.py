@@ -21,7 +21,7 @@ from heedful.model import Transformer
 from heedful.search import LengthPenalty, Stepped, beam_search, greedy_search
 from heedful.tokenizer import Tokenizer
 from heedful.translator import Sampling, Translator
-from heedful.unknown_words import put_back, split_unreadable
+from heedful.unknown_words import is_emoticon, put_back, split_unreadable
 
 TEXTS = [
     "el gato come pescado",
@@ -311,6 +311,22 @@ def test_a_pictograph_typed_against_a_word_is_carried_and_the_word_translated():
     assert split.words == ["😀", "🍕", "😀", "❤\ufe0f"] and split.after == [3, 3, 5, 6]
     assert split.spans == [(19, 20), (22, 23), (29, 30), (39, 41)]
     assert split_unreadable("Tiên y Tiên", "ê".__contains__) is None  # a letter: not carried
+
+
+def test_an_emoticon_is_carried_as_a_whole_word():
+    """ ":)" is made of characters the model reads, as punctuation: carried like an emoji, a
+    whole word only (not the ":3" of "8:30", nor letters alone, "XD")."""
+    split = split_unreadable("gracias :) a las 8:30 ;) XD", lambda c: False, is_emoticon)
+    assert split.readable == ["gracias", "a", "las", "8:30", "XD"]
+    assert (split.words, split.after, split.spans) == ([":)", ";)"], [0, 3], [(8, 10), (22, 24)])
+    assert split_unreadable("gracias a las 8:30", lambda c: False, is_emoticon) is None
+    assert [w for w in (":-)", ":D", ":(", ":P", "^_^", "gracias", "8:30") if is_emoticon(w)] == [
+        ":-)",
+        ":D",
+        ":(",
+        ":P",
+        "^_^",
+    ]
 
 
 def test_punctuation_after_carried_characters_stays_with_the_word_before():

@@ -67,7 +67,7 @@ from heedful.typography import (
     unended,
     unreadable_symbols,
 )
-from heedful.unknown_words import Unreadable, put_back_spans, split_unreadable
+from heedful.unknown_words import Unreadable, is_emoticon, put_back_spans, split_unreadable
 
 
 @dataclass
@@ -394,9 +394,10 @@ def _without_possessive(sentence: str, span: Span) -> Span:
 def _has_words(prepared: Prepared) -> bool:
     """Whether the model's text has a letter outside the placeholders of numbers, URLs and the
     like (a name's counts: "¡Tom!" is translated), and is more than a list item's marker ("a)",
-    which the bundled es -> en model wrote "Come on."): something to translate."""
+    which the bundled es -> en model wrote "Come on."), nor only emoticons (":D", cut from
+    "¡Qué bien! :D" by the segmenter, gave ":00."): something to translate."""
     text = prepared.text
-    if is_marker(text):
+    if is_marker(text) or all(is_emoticon(word) for word in text.split()):
         return False
     for placeholder in [] if prepared.protected is None else prepared.protected.as_translated():
         if placeholder not in PEOPLE:
@@ -456,10 +457,13 @@ def _split_unreadable(translator, text: str, ids: list[int]) -> Unreadable | Non
     """The words of a source that the model cannot read at all (heedful.unknown_words), if
     it has some besides words it can."""
     unk_id = getattr(translator.tokenizer, "unk_id", None)
-    if not translator.carry_unreadable or unk_id is None or unk_id not in ids:
+    if not translator.carry_unreadable or unk_id is None:
+        return None
+    if unk_id not in ids and not any(is_emoticon(word) for word in text.split()):
         return None
     encode = translator.tokenizer.encode
-    return split_unreadable(text, lambda char: not translator._knows_some_of(encode(char)))
+    unknown = lambda char: not translator._knows_some_of(encode(char))  # noqa: E731
+    return split_unreadable(text, unknown, is_emoticon)
 
 
 def _put_back(translator, split: Unreadable, translation: str) -> tuple[str, list[Span]]:

@@ -102,7 +102,19 @@ def unended(translation: str, source: str) -> str:
     with, where its ``source`` begins with a capital and ends in a letter or digit: a heading, a
     list item, a label ("Two apples" gave "Deux pommes !", "Contact us" "Contactez-nous ?", "Ana"
     at a letter's foot "Ana."). A source in lower case (typed in a hurry: "donde esta el bano")
-    keeps the model's ending."""
+    keeps the model's ending. Emoticons ending both are looked past ("Thanks for your help :)"
+    gave "Merci pour votre aide. :)")."""
+    from heedful.unknown_words import is_emoticon
+
+    faces = []
+    while len(source.split()) > 1 and is_emoticon(source.split()[-1]):
+        face = source.split()[-1]
+        if not translation.rstrip().endswith(f" {face}"):
+            return translation
+        source, translation = source.rstrip()[: -len(face)], translation.rstrip()[: -len(face)]
+        faces.insert(0, face)
+    if faces:  # "aide. :)" -> "aide :)"
+        return unended(translation.rstrip(), source) + "".join(f" {face}" for face in faces)
     words = source.strip()
     if not words or not words[-1].isalnum() or not opens_capitalised(words):
         return translation

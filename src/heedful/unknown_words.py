@@ -21,6 +21,13 @@ carry_unreadable = False`` (or ``"generation": {"carry_unreadable": false}`` in 
 config.json) turns it off, and imported Marian models have it off, to translate as HF and
 CTranslate2 do, unknown pieces included.
 
+An emoticon typed in ASCII (":)", ";-)", ":D": emot's list, whole words only) is made of
+characters the model reads, as punctuation it cannot make sense of, and is carried the same way:
+"Thanks a lot for your help :)" gave "Merci beaucoup pour votre aide, les noyages." (en -> fr)
+and "Muchas gracias por tu ayuda :)" "Thank you very much for your help." (the face lost); now
+"Merci beaucoup pour votre aide :)" and "Thank you very much for your help :)". Letters alone
+("XD") stay with the model; so does the ":3" of "8:30".
+
 A line of nothing but such characters ("🙂🙂", "中文" for the es -> en model) gives an empty
 translation and a warning, not a hallucinated sentence; ``heedful attend``, ``heedful align`` and
 the server's ``/attention`` refuse such a source (there is no translation to show the attention
@@ -35,6 +42,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 
 from heedful.explain.align import Link
 
@@ -56,7 +64,9 @@ class Unreadable:
         return " ".join(self.readable)
 
 
-def split_unreadable(text: str, unknown: Callable[[str], bool]) -> Unreadable | None:
+def split_unreadable(
+    text: str, unknown: Callable[[str], bool], whole: Callable[[str], bool] = lambda word: False
+) -> Unreadable | None:
     """``text``'s words (split at whitespace) sorted into those to translate and those to carry,
     given which characters are ``unknown`` to the model; None when there is nothing to carry, or
     nothing else (then there is nothing to translate either).
@@ -64,9 +74,14 @@ def split_unreadable(text: str, unknown: Callable[[str], bool]) -> Unreadable | 
     A word is carried when it has unknown characters and no known letter or digit: its unknown
     characters are carried, and what else it has (punctuation) stays in the source, appended to
     the word before when it follows them, else as a word of its own (before the carried word
-    unless it follows it)."""
+    unless it follows it). A word ``whole`` says is carried whole (an emoticon: ``is_emoticon``)."""
     split = Unreadable([], [], [])
     for start, word in _words(text, unknown):
+        if whole(word):
+            split.words.append(word)
+            split.after.append(len(split.readable) - 1)
+            split.spans.append((start, start + len(word)))
+            continue
         flags = [unknown(c) for c in word]
         rest = "".join(c for c, u in zip(word, flags, strict=True) if not u)
         if not any(flags) or any(c.isalnum() for c in rest):
@@ -86,6 +101,21 @@ def split_unreadable(text: str, unknown: Callable[[str], bool]) -> Unreadable | 
             else:
                 split.readable.append(rest)
     return split if split.words and split.readable else None
+
+
+def is_emoticon(word: str) -> bool:
+    """Whether ``word`` is an emoticon typed in ASCII and the like (emot's list: ":)", ";-)",
+    "^_^"), not letters alone ("XD", "QQ" may be words)."""
+    return word in _emoticons()
+
+
+@cache
+def _emoticons() -> frozenset[str]:
+    from emot.emo_unicode import EMOTICONS_EMO
+
+    # emot writes some hyphens as U+2011, where people type "-" (":‑)")
+    faces = {face.replace("\u2011", "-") for face in EMOTICONS_EMO}
+    return frozenset(face for face in faces if not face.isalnum() and " " not in face)
 
 
 def _words(text: str, unknown: Callable[[str], bool]) -> list[tuple[int, str]]:
