@@ -47,6 +47,15 @@ def test_an_aside_goes_after_the_target_word_linked_to_the_word_before_it():
     assert put.text == "Hier (mon frère), Tom est ici."  # a quarter in: after "Hier"
     opening = find_asides("(Note) This is it.")
     assert put_asides(opening, "C'est ça.", [], ["Note"]).text == "(Note) C'est ça."
+    # a quotation the word before closes stays closed before the aside ('"La Petite Maison
+    # (près de la gare)"' before)
+    quoted = find_asides('Lunch is at "La Petite Maison" (near the station).')
+    for translation in ['Le déjeuner est à "La Petite Maison".', "Déjeuner à « La Maison »."]:
+        end = translation.index("Maison") + len("Maison")
+        links = [WordLink((24, 30), (end - 6, end), "Maison", "Maison")]
+        put = put_asides(quoted, translation, links, ["près de la gare"])
+        assert put.text == translation[:-1] + " (près de la gare).", put.text
+        assert put.text[put.starts[0] :].startswith("près de la gare")
 
 
 def test_an_aside_s_translation_keeps_its_small_opening_and_lack_of_a_full_stop():

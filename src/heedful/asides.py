@@ -187,9 +187,19 @@ def _place(asides: Asides, k: int, translation: str, links: list[WordLink]) -> i
     for word in reversed(before):
         ends = [link.target[1] for link in links if link.source[0] == word.start()]
         if ends:
-            return _word_end(translation, max(ends))
+            return _closed(translation, _word_end(translation, max(ends)))
     share = cut / max(len(asides.main), 1)
-    return _word_end(translation, round(share * len(translation)))
+    return _closed(translation, _word_end(translation, round(share * len(translation))))
+
+
+def _closed(text: str, offset: int) -> int:
+    """``offset``, after the quotes or brackets that close there ('"La Petite Maison" (near the
+    station)': the aside after the closing quote, not before it)."""
+    found = _CLOSING.match(text, offset)
+    return found.end() if found else offset
+
+
+_CLOSING = re.compile(r"(?:[\"”’»)\]]|\s»)+")
 
 
 def _word_end(text: str, offset: int) -> int:
