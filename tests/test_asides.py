@@ -100,13 +100,23 @@ def test_words_between_dashes_are_an_aside_put_back_between_the_same_marks(en_fr
     assert found.marks == [("— ", " —")]
     spanish = find_asides("La reunión —si la hay— empieza a las diez.")
     assert spanish.main == "La reunión empieza a las diez." and spanish.marks == [("—", "—")]
-    for none in ["It was 2010—2015.", "I know — it is late.", "A — 3 — B."]:
-        assert find_asides(none) is None  # no space before, one dash, no letter inside
+    for none in ["It was 2010—2015.", "A — 3 — B.", "I know — 2015."]:
+        assert find_asides(none) is None  # no space before, no letter inside, a dash before
+    # one dash, words to the sentence's end: an aside that ends the translation ("He finally
+    # arrived — three hours late." gave "Il est finalement arrivé à Ú trois heures en retard.")
+    tail = find_asides("He finally arrived — three hours late.")
+    assert tail.main == "He finally arrived." and tail.texts == ["three hours late"]
+    assert tail.marks == [("— ", "")]
+    links = [WordLink((3, 10), (3, 7), "finally", "est")]  # linked to no last word
+    put = put_asides(tail, "Il est enfin arrivé.", links, ["trois heures en retard"])
+    assert put.text == "Il est enfin arrivé — trois heures en retard."
+    assert find_asides("Compré de todo —pan y leche.").marks == [("—", "")]
     put = put_asides(spanish, "The meeting begins at ten.",
                      [WordLink((3, 10), (4, 11), "reunión", "meeting")], ["if any"])  # fmt: skip
     assert put.text == "The meeting —if any— begins at ten."
     assert put.text[put.starts[0] :].startswith("if any")
     assert as_aside("si la hay", "S'il y en a un.") == "s'il y en a un"  # not an acronym
+    assert as_aside("at the station", "À la gare.") == "à la gare"  # nor a lone capital
     (translated,) = en_fr.translate([text], alignments=True)
     alone = as_aside("if there is one", en_fr.translate(["if there is one"])[0])
     assert f" — {alone} — " in translated.text, translated.text

@@ -15,7 +15,9 @@ sentences, each of which it translates well:
 An aside is a parenthesis neither nested nor holding a parenthesis, or words between two dashes
 after a space ("The meeting — if there is one — starts at 10.", "La reunión —si la hay— empieza
 a las diez."; the model gave "Le rendez-vous à l'étranger s'il y a un départ à 10 heures."), put
-back between the same marks; one with no letter ("(2019)",
+back between the same marks, or words after one such dash to the sentence's end ("He finally
+arrived — three hours late." gave "Il est finalement arrivé à Ú trois heures en retard."), put
+back after one at the translation's end; one with no letter ("(2019)",
 "(1)", which the model garbled too: "Le livre de la casse 2019lt") is copied, not translated,
 and one opening its sentence ("(Nota) Es importante.") opens the translation. An aside's
 translation keeps its lower-case opening and lack of a full stop ("mi hermano" -> "my brother",
@@ -36,11 +38,13 @@ from heedful.protect import find_phone_numbers, find_spans
 from heedful.textmap import Span
 
 # " (my brother)": the space before it, and its inside; " — if there is one —", " —si la hay—"
-# (an em or en dash after a space, words with a letter, the same dash before a space or a mark)
+# (an em or en dash after a space, words with a letter, the same dash before a space or a mark);
+# " — three hours late." (one such dash, words with a letter to the sentence's end)
 _ASIDE = re.compile(
     r"[ \t]*\((?P<inside>[^()\n]+)\)"
     r"|[ \t]+(?P<dash>[—–])[ \t]?(?P<dashed>[^—–()\n]*?[^\W\d_][^—–()\n]*?)[ \t]?(?P=dash)"
     r"(?=[ \t,;:.!?]|$)"
+    r"|[ \t]+[—–][ \t]?(?P<tail>[^—–()\n]*?[^\W\d_][^—–()\n]*?)(?=[.!?…]*[ \t]*$)"
 )
 _WORD = re.compile(r"\w+(?:['’-]\w+)*")
 _LETTER = re.compile(r"[^\W\d_]")
@@ -87,7 +91,9 @@ def find_asides(sentence: str, keep_whole: Collection[Span] = ()) -> Asides | No
     cuts, insides, at, main, marks, last = [], [], [], [], [], 0
     for match in _ASIDE.finditer(sentence):
         start, end = match.span()
-        group = "inside" if match.group("inside") is not None else "dashed"
+        group = next(g for g in ("inside", "dashed", "tail") if match.group(g) is not None)
+        if group == "tail" and re.search(r"\s[—–]", sentence[:start]):
+            continue  # a dash before it: "A — 3 — B." has no aside
         inside = match.span(group)
         edges = (inside[0] - 1, match.end() - 1)  # "(" and ")", or the dashes
         if any(a <= edge < b for a, b in keep_whole for edge in edges):
@@ -124,7 +130,8 @@ def as_aside(source: str, translation: str, target: str | None = None) -> str:
     capital = first is not None and (first.group() in always or first.group().split("'")[0] == "I")
     opens_small = source[:1].islower()
     rest = first.group()[1:] if first else ""  # not an acronym's ("USA"): "S'il" -> "s'il"
-    if opens_small and not capital and translation[:1].isupper() and rest != rest.upper():
+    acronym = rest != "" and rest == rest.upper()  # "À la gare" is none: "à la gare"
+    if opens_small and not capital and translation[:1].isupper() and not acronym:
         translation = translation[0].lower() + translation[1:]
     return translation
 
@@ -184,6 +191,8 @@ def _place(asides: Asides, k: int, translation: str, links: list[WordLink]) -> i
     before = [m for m in _WORD.finditer(asides.main) if m.end() <= cut]
     if not before:
         return 0  # it opened the sentence
+    if not _WORD.search(asides.main, cut):  # it ended the sentence: so it ends the translation
+        return len(_ENDING.sub("", translation))
     for word in reversed(before):
         ends = [link.target[1] for link in links if link.source[0] == word.start()]
         if ends:
@@ -199,6 +208,7 @@ def _closed(text: str, offset: int) -> int:
     return found.end() if found else offset
 
 
+_ENDING = re.compile(r"[\s.!?…]*$")
 _CLOSING = re.compile(r"(?:[\"”’»)\]]|\s»)+")
 
 
