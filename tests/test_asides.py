@@ -100,7 +100,8 @@ def test_words_between_dashes_are_an_aside_put_back_between_the_same_marks(en_fr
     assert found.marks == [("— ", " —")]
     spanish = find_asides("La reunión —si la hay— empieza a las diez.")
     assert spanish.main == "La reunión empieza a las diez." and spanish.marks == [("—", "—")]
-    for none in ["It was 2010—2015.", "A — 3 — B.", "I know — 2015."]:
+    for none in ["It was 2010—2015.", "A — 3 — B.", "I know — 2015.", "Pages 10 — 20 are gone.",
+                 "The Paris – Lyon train leaves at 8."]:  # fmt: skip
         assert find_asides(none) is None  # no space before, no letter inside, a dash before
     # one dash, words to the sentence's end: an aside that ends the translation ("He finally
     # arrived — three hours late." gave "Il est finalement arrivé à Ú trois heures en retard.")

@@ -39,12 +39,13 @@ from heedful.textmap import Span
 
 # " (my brother)": the space before it, and its inside; " — if there is one —", " —si la hay—"
 # (an em or en dash after a space, words with a letter, the same dash before a space or a mark);
-# " — three hours late." (one such dash, words with a letter to the sentence's end)
+# " — three hours late." (one em dash, then a letter, to the sentence's end; not an en dash's
+# "Paris – Lyon leaves at 8." nor "pages 10 — 20 are missing")
 _ASIDE = re.compile(
     r"[ \t]*\((?P<inside>[^()\n]+)\)"
     r"|[ \t]+(?P<dash>[—–])[ \t]?(?P<dashed>[^—–()\n]*?[^\W\d_][^—–()\n]*?)[ \t]?(?P=dash)"
     r"(?=[ \t,;:.!?]|$)"
-    r"|[ \t]+[—–][ \t]?(?P<tail>[^—–()\n]*?[^\W\d_][^—–()\n]*?)(?=[.!?…]*[ \t]*$)"
+    r"|[ \t]+—[ \t]?(?P<tail>[^\W\d_][^—–()\n]*?)(?=[.!?…]*[ \t]*$)"
 )
 _WORD = re.compile(r"\w+(?:['’-]\w+)*")
 _LETTER = re.compile(r"[^\W\d_]")
