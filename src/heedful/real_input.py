@@ -32,6 +32,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from heedful import ordinals
 from heedful.asides import sentence_asides, translate_asides
 from heedful.casing import (
     capitalise,
@@ -57,7 +58,7 @@ from heedful.names import (
 )
 from heedful.protect import PEOPLE, Protected, find_spans, protect
 from heedful.segment import Paragraph, is_marker, titles
-from heedful.textmap import Span
+from heedful.textmap import Span, TextMap
 from heedful.typography import (
     EQUIVALENTS,
     closed_quote,
@@ -118,14 +119,50 @@ def translate_texts(
         raise TypeError("translate takes a list of texts; wrap a single text in a list")
     marked = [find_emphasis(text) if translator.protect_spans else None for text in texts]
     if not any(marked):
-        return _translate_plain(translator, texts, options, alignments)
+        return _translate_worded(translator, texts, options, alignments)
     plain = [text if m is None else m.plain for text, m in zip(texts, marked, strict=True)]
-    found = _translate_plain(translator, plain, options, True)
+    found = _translate_worded(translator, plain, options, True)
     return [
         [with_emphasis(m, o, alignments) if m else o if alignments else replace(o, alignment=None)
          for o in options_]
         for m, options_ in zip(marked, found, strict=True)
     ]  # fmt: skip
+
+
+def _translate_worded(
+    translator, texts: list[str], options: DecodingOptions, alignments: bool
+) -> list[list[Translation]]:
+    """``_translate_plain``, with small English ordinals before a noun given to the model as
+    words where it translates them so, else with their digits (heedful.ordinals); the links
+    index the texts as given."""
+    source, target = translator.source_language, translator.target_language
+    worded = [ordinals.worded(text, source, target) if translator.protect_spans else None
+              for text in texts]  # fmt: skip
+    if not any(worded):
+        return _translate_plain(translator, texts, options, alignments)
+    given = [text if w is None else w.text for text, w in zip(texts, worded, strict=True)]
+    found = _translate_plain(translator, given, options, alignments)
+    again = [
+        i for i, w in enumerate(worded)
+        if w is not None and not ordinals.holds(found[i][0].text, w.numbers, target)
+    ]  # fmt: skip
+    for i, redone in zip(again, _translate_plain(translator, [texts[i] for i in again],
+                                                 options, alignments), strict=True):  # fmt: skip
+        found[i], worded[i] = redone, None
+    for i, w in enumerate(worded):
+        if w is not None and alignments:
+            found[i] = [replace(o, alignment=_links_to(o.alignment, w.to_text, texts[i]))
+                        for o in found[i]]  # fmt: skip
+    return found
+
+
+def _links_to(links: list[WordLink], to_text: TextMap, text: str) -> list[WordLink]:
+    """``links`` with their source spans mapped by ``to_text`` into ``text``."""
+    out = []
+    for link in links:
+        source = to_text.map(link.source)
+        out.append(link._replace(source=source, source_word=text[slice(*source)]))
+    return out
 
 
 def _translate_plain(
