@@ -5,6 +5,7 @@ show it, on the bundled models where only they can."""
 from __future__ import annotations
 
 import re
+import warnings
 
 import pytest
 import torch
@@ -252,6 +253,17 @@ def test_a_number_the_model_miscopied_is_mended_to_its_placeholder():
         "I gave him 1 book at 8:45 for 4 euros."
     )
     assert protected.mended(f"{small} {more} {year} à 10:30") == f"{small} {more} {year} à 10:30"
+
+
+def test_a_translation_cut_at_the_length_limit_is_warned_about(bundled):
+    """Nothing is cut silently: "ok ok ok ..." (30 times) gave 111 tokens of "Ek Rek ok Ek ..."
+    with no word of warning, ended by the length limit, not by the model."""
+    es_en = bundled["es-en"]
+    with pytest.warns(UserWarning, match=r"1 translation was cut .*'El gato negro duerme"):
+        es_en.translate(["El gato negro duerme en el jardín.", "", "🙂"], max_length=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert es_en.translate(["El gato negro duerme en el jardín."], max_length=20)
 
 
 def test_a_date_is_given_to_the_model_as_a_weekday_and_written_the_target_way():

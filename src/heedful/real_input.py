@@ -336,6 +336,15 @@ def translate_sentences(translator, sentences: list[str], in_capitals: list[bool
     hypotheses = translator.generate(
         [src_ids[i] for i in todo], options=options, banned=banned, **hook
     )
+    cut = [i for i, found in zip(todo, hypotheses, strict=True)
+           if not found[0].tokens or found[0].tokens[-1] != translator.config.eos_id]  # fmt: skip
+    if cut:
+        warnings.warn(
+            f"{len(cut)} translation{'s were' if len(cut) > 1 else ' was'} cut at the length "
+            f"limit before the model ended {'them' if len(cut) > 1 else 'it'} (the first: "
+            f"{sentences[cut[0]][:40]!r}); it may be incomplete or repeat itself",
+            stacklevel=5,
+        )
     if links:
         links.complete(hypotheses)
     empty = [] if alignments else None
