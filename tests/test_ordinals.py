@@ -32,6 +32,7 @@ def test_a_small_ordinal_before_a_noun_is_given_as_its_word_and_offsets_map_back
         "It happened on May 3rd, 2024.",  # a date
         "The 21st century.",  # more than ten
         "The 3th floor.",  # not an English ordinal's suffix
+        "I live on 5th Avenue.",  # a name
         "El 3.º piso.",
     ],
 )

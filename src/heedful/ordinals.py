@@ -7,13 +7,14 @@ around it agree with a plural or leaves it out of place: "The 3rd floor is close
 renovation." gave "Les 3e étage sont fermées ...", "It's my 5th visit to Paris." "C'est ma
 visite à Paris 5e.", "Open the 2nd door on the left." "Ouvrez la porte de 2e sur la gauche.".
 It translates the words well: "Le troisième étage est fermé ...", "C'est ma cinquième visite à
-Paris.", "Ouvrez la deuxième porte sur la gauche.". So an English ordinal from 1st to 10th before
-a noun (not in a date: heedful.dates) goes to the model as its word (num2words), and the
-translation is kept where it holds the target language's ordinal for each, in any gender
-(``holds``); a sentence where it does not is translated again with the digits, as before
-("The 2nd floor is closed." gave "Le premier étage est fermé." as a word, "Le 2e étage est
-fermé." with the digits). On 16 sentences of my own, the ordinal and its noun came out right in
-12 (3 with the digits alone).
+Paris.", "Ouvrez la deuxième porte sur la gauche.". So an English ordinal from 1st to 10th
+before a noun (not in a date, heedful.dates, nor a name: "5th Avenue") goes to the model as its
+word (num2words), and the translation is kept where it holds the target language's ordinal for
+each, in any gender (``holds``); a sentence where it does not is translated again with the
+digits, as before ("The 2nd floor is closed." gave "Le premier étage est fermé." as a word, "Le
+2e étage est fermé." with the digits). On 16 sentences of my own
+(/root/heedful-runs/s31/ordinals.py), the ordinal and its noun came out right in 12 (3 with the
+digits alone). ``heedful attend`` shows the model's reading of the digits.
 """
 
 from __future__ import annotations
@@ -52,8 +53,11 @@ def worded(text: str, source: str | None, target: str | None) -> Worded | None:
     for match in _SMALL.finditer(text):
         number = int(match[1])
         suffix = match[2].lower()
-        if suffix != english_suffix(number) or not _NOUN_AFTER.match(text, match.end()):
+        noun = _NOUN_AFTER.match(text, match.end())
+        if suffix != english_suffix(number) or not noun:
             continue  # "3th"; "finished 2nd in the race"
+        if match[2] == suffix and noun.group()[-1].isupper():
+            continue  # a name: "5th Avenue", "3rd Street"
         if any(a <= match.start() < b for a, b in dates):
             continue  # "May 3rd, 2024"
         word = _word(number, "en")
