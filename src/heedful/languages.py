@@ -1,7 +1,9 @@
-"""Language codes: what ``--src``, ``--tgt`` and a config's ``data.src`` / ``data.tgt`` may say.
+"""Language codes: what ``--src``, ``--tgt`` and a config's ``data.src`` / ``data.tgt`` may say,
+and their names.
 
 ISO 639-1's two-letter codes, optionally with a region or script after ``-`` or ``_``
 (``pt-BR``, ``zh_Hant``); a misspelt or invented code is refused rather than read as a column.
+Names, and identification, are lingua's (lingua-language-detector).
 """
 
 from __future__ import annotations
@@ -31,3 +33,19 @@ def check_language_code(code: str, flag: str) -> str:
             f"{flag} {code}: not a language code; use ISO 639-1's two letters, e.g. en, es, de"
         )
     return code
+
+
+def lingua_language(code: str):
+    """The lingua ``Language`` of an ISO 639-1 code, or None if lingua has none."""
+    from lingua import IsoCode639_1, Language
+
+    try:
+        return Language.from_iso_code_639_1(IsoCode639_1.from_str(code.lower()))
+    except (ValueError, AttributeError):
+        return None
+
+
+def language_name(code: str) -> str:
+    """ "es" -> "Spanish"; a code lingua does not know names itself."""
+    language = lingua_language(code)
+    return code if language is None else language.name.title()

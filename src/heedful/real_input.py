@@ -32,7 +32,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from heedful import ordinals
+from heedful import ordinals, wrong_language
 from heedful.asides import sentence_asides, translate_asides
 from heedful.casing import (
     capitalise,
@@ -47,6 +47,7 @@ from heedful.emphasis import find_emphasis, with_emphasis
 from heedful.explain.alignment_choice import align_pair
 from heedful.explain.alignment_spans import WordLink, copied, in_order
 from heedful.explain.words import STANDALONE, to_words
+from heedful.languages import language_name
 from heedful.names import (
     mixed_case,
     people,
@@ -347,18 +348,62 @@ def translate_sentences(translator, sentences: list[str], in_capitals: list[bool
         )
     if links:
         links.complete(hypotheses)
+    as_written = _in_another_language(translator, sentences, prepared, todo, hypotheses)
     empty = [] if alignments else None
     out: list[list[Translation]] = [[Translation("", 0.0, [], empty)] for _ in sentences]
     for i in kept:  # as given, numbers written the target language's way
         text = finish(translator, prepared[i], None, prepared[i].text).text
         out[i] = [Translation(text, 0.0, [], in_order(sentences[i], text) if alignments else None)]
     for i, found in zip(todo, hypotheses, strict=True):
+        if i in as_written:  # already in the target language
+            text = sentences[i]
+            out[i] = [Translation(text, 0.0, [], in_order(text, text) if alignments else None)]
+            continue
         out[i] = []
         for option, h in enumerate(found):
             done = finish(translator, prepared[i], carried.get(i), translator._text(h.tokens))
             alignment = links.of(i, option, done) if links else None
             out[i].append(Translation(done.text, h.score, h.tokens, alignment))
     return out
+
+
+def _in_another_language(
+    translator, sentences: list[str], prepared: list[Prepared], todo: list[int], hypotheses
+) -> set[int]:
+    """The sentences already in the target language, kept as written; a warning for them, and
+    one for those in a third language (heedful.wrong_language). What is identified is the
+    model's text, names as placeholders ("Tom responsabilizó a Duyên." was Portuguese)."""
+    source, target = translator.source_language, translator.target_language
+    if not translator.protect_spans or not source or not target:
+        return set()
+    suspects = [
+        i for i, (best, *_) in zip(todo, hypotheses, strict=True)
+        if wrong_language.suspect(sentences[i], best.log_prob, len(best.tokens))
+    ]  # fmt: skip
+    if not suspects:
+        return set()
+    found = wrong_language.identify([prepared[i].text for i in suspects], source, target)
+    written = {i for i, code in zip(suspects, found, strict=True) if code == target}
+    others = [
+        (i, code) for i, code in zip(suspects, found, strict=True) if code not in (None, target)
+    ]
+    if written:
+        first = sentences[min(written)]
+        warnings.warn(
+            f"{len(written)} sentence{'s' if len(written) > 1 else ''} already in "
+            f"{language_name(target)}, the language the model translates into (the first: "
+            f"{first[:40]!r}), kept as written",
+            stacklevel=5,
+        )
+    if others:
+        (i, code), n = others[0], len(others)
+        warnings.warn(
+            f"{n} sentence{'s' if n > 1 else ''} in another language than {language_name(source)},"
+            f" which the model reads (the first, in {language_name(code)}: {sentences[i][:40]!r});"
+            " the translation is likely wrong",
+            stacklevel=5,
+        )
+    return written
 
 
 def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:

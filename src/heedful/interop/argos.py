@@ -94,7 +94,7 @@ def export_argos(
 
 def package_metadata(from_code: str, to_code: str, package_version: str) -> dict:
     """metadata.json: the fields ``argostranslate.package.IPackage`` reads."""
-    from heedful.serve.languages import language_name
+    from heedful.languages import language_name
 
     return {
         "package_version": package_version,

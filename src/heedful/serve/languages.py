@@ -10,21 +10,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 
-from lingua import IsoCode639_1, Language, LanguageDetector, LanguageDetectorBuilder
+from lingua import LanguageDetector, LanguageDetectorBuilder
 
+from heedful.languages import language_name, lingua_language
 
-def lingua_language(code: str) -> Language | None:
-    """The lingua Language of an ISO 639-1 code, or None if lingua has none."""
-    try:
-        return Language.from_iso_code_639_1(IsoCode639_1.from_str(code.lower()))
-    except (ValueError, AttributeError):
-        return None
-
-
-def language_name(code: str) -> str:
-    """ "es" -> "Spanish"; a code lingua does not know names itself."""
-    language = lingua_language(code)
-    return code if language is None else language.name.title()
+__all__ = ["Detector", "language_name", "lingua_language"]
 
 
 class Detector:
