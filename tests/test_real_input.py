@@ -260,7 +260,7 @@ def test_a_translation_cut_at_the_length_limit_is_warned_about(bundled):
     with no word of warning, ended by the length limit, not by the model."""
     es_en = bundled["es-en"]
     with pytest.warns(UserWarning, match=r"1 translation was cut .*'El gato negro duerme"):
-        es_en.translate(["El gato negro duerme en el jardín.", "", "🙂"], max_length=3)
+        es_en.translate(["El gato negro duerme en el jardín.", ""], max_length=3)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert es_en.translate(["El gato negro duerme en el jardín."], max_length=20)
