@@ -351,6 +351,31 @@ def test_a_spelling_the_model_hardly_read_is_given_in_the_one_it_did():
     assert bare.usual_spelling("my favourite", "en") == "my favourite"
 
 
+def test_a_chat_abbreviation_the_model_never_read_is_spelt_out():
+    english = Lexicon.load(model_dir("en-fr"))
+
+    def spelt(text):
+        return english.spelt_out(text, "en")
+
+    assert spelt("idk where he is") == "I do not know where he is"
+    assert spelt("Thx for the help, call me ASAP.") == (
+        "Thanks for the help, call me as soon as possible."
+    )
+    assert spelt("gonna go") == "gonna go"  # read 16 times: the model knows it
+    assert spelt("ur car") == "ur car"  # "your" or "you are": left to the model
+    assert english.spelt_out("idk", "es") == "idk"
+    assert english.unseen_names("Thx for the help.") == []  # a word, not a name
+
+
+def test_chat_abbreviations_are_translated_spelt_out(bundled):
+    """Before: "idk where he is" -> "Le temps où il est.", "Call me ASAP." -> "Appelez-moi la
+    carte.", "Thx for the help." -> "Thx pour l'aide."."""
+    en_fr = bundled["en-fr"]
+    found = en_fr.translate(["idk where he is", "Call me ASAP.", "Thx for the help."])
+    assert "ne sais pas" in found[0] and "possible" in found[1], found
+    assert found[2].startswith("Merci"), found
+
+
 def test_british_spelling_is_translated_as_the_model_s_own(bundled):
     """The bundled en -> fr model read "My favourite colour is blue." as "Ma couleur de favite
     est bleue." and "Have you ever been to the theatre?" as "... au combat ?"."""

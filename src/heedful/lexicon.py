@@ -3,7 +3,7 @@
 A model directory may hold ``source-words.txt``: every word of the training sources, one a line,
 the most frequent first (``heedful train`` writes it; ``Lexicon.count``), in lower case unless
 the training text usually writes it otherwise inside a sentence ("Lisboa", "Tom", "I"), and
-after a tab how many times it was read (older lists have no counts). Five
+after a tab how many times it was read (older lists have no counts). Six
 uses follow:
 
 * **Usual case.** An ALL CAPS or Title Case sentence is given to the model as usually written
@@ -34,6 +34,9 @@ uses follow:
   once in Tatoeba's English, gave "Ma couleur de favite est bleue."; "favorite", 197 times,
   gives "Ma couleur préférée est bleue."). A word the model read often in either spelling is
   left as typed.
+* **Chat abbreviations.** "idk where he is": an English abbreviation of contractions' slang list
+  that the model read at most ``RARE`` times, every word of whose spelling it read more, is given
+  spelt out ("I do not know where he is"; "thx" -> "thanks", "ASAP" -> "as soon as possible").
 * **Apostrophes typed without.** "i dont know": an English word the model never read that is a
   word it read and a clitic ("don" + "t", "i" + "m") gets its apostrophe back ("don't", "I'm").
 """
@@ -161,6 +164,7 @@ class Lexicon:
                 person = self._person(word, people, inside)
                 never = not self.knows(word, accents=False) and not self._contracted(word)
                 never = never and self.usual_spelling(word, "en") == word  # not "Theatre"
+                never = never and self.spelt_out(word, "en") == word  # not "Thx"
                 seeds.append(never or person)  # "Vera", not "verá"; "Im" is "I'm"
                 joins.append(len(word) > 1 and (inside or seeds[-1] or not self.knows(word)))
         full_names = [] if capitals else reversed(range(len(words) - 1))  # from the right
@@ -312,6 +316,27 @@ class Lexicon:
 
         return _PART.sub(respelt, text)
 
+    def spelt_out(self, text: str, language: str | None) -> str:
+        """``text`` with each English chat abbreviation the model read at most ``RARE`` times
+        spelt out, where it read every word of the spelling more ("idk" -> "I do not know",
+        "Thx" -> "Thanks", "ASAP" -> "as soon as possible"); as it is for another language or a
+        list without counts."""
+        if language != "en" or self.counts is None:
+            return text
+        counts = self.counts
+
+        def spelt(match: re.Match) -> str:
+            word = match.group()
+            full = _slang().get(word.lower())
+            if full is None or counts.get(word.lower(), 0) > RARE:
+                return word
+            if any(counts.get(part.lower(), 0) <= RARE for part in _PART.findall(full)):
+                return word
+            opening = word[0].isupper() and (len(word) == 1 or not word.isupper())
+            return full[0].upper() + full[1:] if opening else full  # "Thx", "U"; not "ASAP"
+
+        return _PART.sub(spelt, text)
+
     def restore_apostrophes(self, text: str, language: str | None) -> str:
         """``text`` with the apostrophe put back in each word the model never read that is a
         word and a clitic of ``language`` (``contraction``: "dont" -> "don't", "im" -> "I'm")."""
@@ -353,6 +378,24 @@ CLITIC_HEADS = {
     "en": {"i", "you", "he", "she", "it", "we", "they", "that", "what", "there", "here", "who",
            "where", "how", "let"},
 }  # fmt: skip
+
+
+@cache
+def _slang() -> dict[str, str]:
+    """contractions' list of English chat abbreviations, in lower case -> spelt out ("idk" -> "I
+    do not know"); only the list, not its contractions ("I'm" -> "I am"), which the model reads."""
+    import json
+    from importlib.util import find_spec
+
+    (folder,) = find_spec("contractions").submodule_search_locations
+    path = Path(folder) / "data" / "slang_dict.json"
+    found = {k.strip().lower(): v for k, v in json.loads(path.read_text("utf-8")).items()}
+    return {k: v for k, v in found.items() if k not in _AMBIGUOUS}
+
+
+# the list's "ur" is "you are", but chat writes "your" with it as often: "ur car is nice" gave
+# "Vous êtes sympathique." spelt out, "La voiture de ur est sympa." as typed
+_AMBIGUOUS = {"ur"}
 
 
 @cache

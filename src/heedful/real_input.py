@@ -469,6 +469,7 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
     if lexicon is not None and translator.protect_spans:
         text = lexicon.restore_accents(text)
         text = lexicon.usual_spelling(text, source)  # "favourite" -> "favorite"
+        text = lexicon.spelt_out(text, source)  # "idk" -> "I do not know"
         text = lexicon.restore_apostrophes(text, source)  # "dont" -> "don't"
     return Prepared(sentence, text, protected, caps, quotes)
 
