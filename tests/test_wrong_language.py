@@ -22,6 +22,7 @@ def test_only_a_long_enough_sentence_translated_with_a_low_score_is_a_suspect():
     assert suspect("Hello, how are you today?", log_prob=-6.0, tokens=10)
     assert not suspect("Hello, how are you today?", log_prob=-1.0, tokens=10)  # -0.1 a token
     assert not suspect("Hello there.", log_prob=-6.0, tokens=4)  # two words: too short to tell
+    assert not suspect("gato gato gato gato", log_prob=-6.0, tokens=10)  # one word, repeated
 
 
 def test_identify_names_a_language_other_than_the_source_only_when_sure():

@@ -47,8 +47,9 @@ def identify(texts: list[str], source: str, target: str) -> list[str | None]:
 
 
 def suspect(text: str, log_prob: float, tokens: int) -> bool:
-    """Whether a sentence is worth identifying: long enough, and translated with a low score."""
-    return len(text.split()) >= WORDS and log_prob / max(tokens, 1) < LOW
+    """Whether a sentence is worth identifying: of ``WORDS`` different words or more ("gato gato
+    gato ..." was Italian to lingua), and translated with a low score."""
+    return len(set(text.lower().split())) >= WORDS and log_prob / max(tokens, 1) < LOW
 
 
 @cache
