@@ -48,7 +48,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Collection, Iterable
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 
 from heedful.names import People, first_letter, name_runs, next_to
@@ -299,16 +299,14 @@ class Lexicon:
         """``text`` with each English word the model hardly read in the spelling of the other
         English that it read far more often ("favourite" -> "favorite", "CENTRE" -> "CENTER"),
         in the case typed; the text as it is for another language or a list without counts."""
-        if language != "en" or self.counts is None:
-            return text
-        counts = self.counts
+        respell = self._english[0]
+        if language != "en" or respell.keys().isdisjoint(_PART.findall(text.lower())):
+            return text  # most texts
 
         def respelt(match: re.Match) -> str:
             word = match.group()
-            low = word.lower()
-            other = _other_spellings().get(low)
-            read, other_read = counts.get(low, 0), counts.get(other, 0)
-            if other is None or read > RARE or other_read <= RARE or other_read < 10 * read:
+            other = respell.get(word.lower())
+            if other is None:
                 return word
             if word.isupper() and len(word) > 1:
                 return other.upper()
@@ -321,21 +319,39 @@ class Lexicon:
         spelt out, where it read every word of the spelling more ("idk" -> "I do not know",
         "Thx" -> "Thanks", "ASAP" -> "as soon as possible"); as it is for another language or a
         list without counts."""
-        if language != "en" or self.counts is None:
-            return text
-        counts = self.counts
+        spell = self._english[1]
+        if language != "en" or spell.keys().isdisjoint(_PART.findall(text.lower())):
+            return text  # most texts
 
         def spelt(match: re.Match) -> str:
             word = match.group()
-            full = _slang().get(word.lower())
-            if full is None or counts.get(word.lower(), 0) > RARE:
-                return word
-            if any(counts.get(part.lower(), 0) <= RARE for part in _PART.findall(full)):
+            full = spell.get(word.lower())
+            if full is None:
                 return word
             opening = word[0].isupper() and (len(word) == 1 or not word.isupper())
             return full[0].upper() + full[1:] if opening else full  # "Thx", "U"; not "ASAP"
 
         return _PART.sub(spelt, text)
+
+    @cached_property
+    def _english(self) -> tuple[dict[str, str], dict[str, str]]:
+        """The English words ``usual_spelling`` respells and ``spelt_out`` spells out for this
+        model, in lower case: each read at most ``RARE`` times, its other spelling more than
+        ``RARE`` and ten times as often, every word of its spelling out more than ``RARE``."""
+        if self.counts is None:
+            return {}, {}
+        read = lambda word: self.counts.get(word.lower(), 0)  # noqa: E731
+        respell = {
+            word: other
+            for word, other in _other_spellings().items()
+            if read(word) <= RARE < read(other) and read(other) >= 10 * read(word)
+        }
+        spell = {
+            word: full
+            for word, full in _slang().items()
+            if read(word) <= RARE and all(read(part) > RARE for part in _PART.findall(full))
+        }
+        return respell, spell
 
     def restore_apostrophes(self, text: str, language: str | None) -> str:
         """``text`` with the apostrophe put back in each word the model never read that is a

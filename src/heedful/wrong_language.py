@@ -36,9 +36,10 @@ def identify(texts: list[str], source: str, target: str) -> list[str | None]:
     """Each text's language if lingua is sure enough of one other than ``source`` (``target``
     at ``SURE_TARGET``, a third at ``SURE_OTHER``), else None."""
     detector, codes = _detector(tuple(sorted({*LANGUAGES, source, target})))
+    if detector is None:
+        return [None] * len(texts)
     found: list[str | None] = []
-    for text in texts:
-        values = detector.compute_language_confidence_values(text) if detector else []
+    for values in detector.compute_language_confidence_values_in_parallel(texts):
         best = values[0] if values else None
         code = None if best is None else codes.get(best.language)
         sure = SURE_TARGET if code == target else SURE_OTHER
