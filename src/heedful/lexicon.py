@@ -225,15 +225,17 @@ class Lexicon:
         name: "stock", "guay"), or a name read capitalised at most ``RARE`` times ("pedro");
         not a name the training text writes in lower case ("rosa"), nor a word it has with
         accents ("frances", read once as "Frances", is "francés": "I want to study Tom.")."""
-        out = []
+        out, first = [], _unaccented(people.first)
         for m in _WORD.finditer(text):
             word = m.group()
             if not word.islower() or len(word) < 2:
                 continue
+            name = word.capitalize()
+            if name not in people.names and name not in first:
+                continue  # no name: most words
             if word in self._accented:
                 continue  # a word typed without its accents: "frances" is "francés"
-            name = word.capitalize()
-            never = not self.knows(word) and name in _unaccented(people.first)  # "jurgen"
+            never = not self.knows(word) and name in first  # "jurgen"
             if (never or self._person(name, people)) and not self._contracted(word):
                 out.append(m.span())  # not "cant": "can't"
         return out

@@ -418,10 +418,12 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
     unknown = translator.protect_spans and any(_unknown_letter(translator, c) for c in {*sentence})
     if translator.protect_spans:
         # a capital the vocabulary lacks ("Ñ") is read in lower case when the sentence is cased
-        extra = unreadable_letters(
-            sentence,
-            lambda c: _unknown_letter(translator, c) and _unknown_letter(translator, c.lower()),
-        )
+        extra = []  # none if no letter is unknown: most sentences
+        if unknown:
+            extra = unreadable_letters(
+                sentence,
+                lambda c: _unknown_letter(translator, c) and _unknown_letter(translator, c.lower()),
+            )
         symbols = []  # "£5", "[1]"; not a curly quote, read straight below
         if unknown:
             symbols = unreadable_symbols(
