@@ -415,7 +415,7 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
     usual = None if lexicon is None else lexicon.usual_case  # "Lisboa", "tom" -> "Tom"
     protected = None
     # characters the vocabulary lacks: most sentences have none, and skip what looks for them
-    unknown = translator.protect_spans and any(_unknown_letter(translator, c) for c in {*sentence})
+    unknown = translator.protect_spans and _has_unknown_letter(translator, sentence)
     if translator.protect_spans:
         # a capital the vocabulary lacks ("Ñ") is read in lower case when the sentence is cased
         extra = []  # none if no letter is unknown: most sentences
@@ -508,6 +508,15 @@ def _union(spans: list[Span]) -> list[Span]:
         else:
             out.append((start, end))
     return out
+
+
+def _has_unknown_letter(translator, text: str) -> bool:
+    """Whether the tokenizer reads a letter of ``text`` as its unknown piece; the letters it
+    reads are remembered as a set, which most texts are within."""
+    read = translator.__dict__.setdefault("_read_letters", set())
+    new = set(text) - read
+    read.update(c for c in new if not _unknown_letter(translator, c))
+    return not new <= read
 
 
 def _unknown_letter(translator, letter: str) -> bool:
