@@ -21,6 +21,8 @@ def test_a_small_ordinal_before_a_noun_is_given_as_its_word_and_offsets_map_back
     third = found.text.index("third")
     assert text[slice(*found.to_text.map((third, third + 5)))] == "3rd"
     assert worded("THE 3RD FLOOR.", "en", "fr").text == "THE THIRD FLOOR."  # in capitals
+    # in Title Case a capitalised word after it is no name ("Les 3e Floor sont fermés." before)
+    assert worded("The 3rd Floor Is Closed.", "en", "fr").text == "The Third Floor Is Closed."
     street = found.text.index("street")
     assert text[slice(*found.to_text.map((street, street + 6)))] == "street"
 

@@ -8,10 +8,10 @@ renovation." gave "Les 3e étage sont fermées ...", "It's my 5th visit to Paris
 visite à Paris 5e.", "Open the 2nd door on the left." "Ouvrez la porte de 2e sur la gauche.".
 It translates the words well: "Le troisième étage est fermé ...", "C'est ma cinquième visite à
 Paris.", "Ouvrez la deuxième porte sur la gauche.". So an English ordinal from 1st to 10th
-before a noun (not in a date, heedful.dates, nor a name: "5th Avenue") goes to the model as its
-word (num2words), and the translation is kept where it holds the target language's ordinal for
-each, in any gender (``holds``); a sentence where it does not is translated again with the
-digits, as before ("The 2nd floor is closed." gave "Le premier étage est fermé." as a word, "Le
+before a noun (not in a date, heedful.dates, nor a name: "5th Avenue", unless the text is in
+Title Case) goes to the model as its word (num2words), and the translation is kept where it
+holds the target language's ordinal for each, in any gender (``holds``); a sentence where it
+does not is translated again with the digits, as before ("The 2nd floor is closed." gave "Le premier étage est fermé." as a word, "Le
 2e étage est fermé." with the digits). On 16 sentences of my own
 (/root/heedful-runs/s31/ordinals.py), the ordinal and its noun came out right in 12 (3 with the
 digits alone). ``heedful attend`` shows the model's reading of the digits.
@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
+from heedful.casing import is_title_case
 from heedful.dates import find_dates
 from heedful.textmap import TextMap
 from heedful.written import english_suffix
@@ -49,6 +50,7 @@ def worded(text: str, source: str | None, target: str | None) -> Worded | None:
     if source != "en" or target not in LANGUAGES or not _SMALL.search(text):
         return None  # most texts: nothing to look for
     dates = [span for span, _ in find_dates(text, source)]
+    title_case = is_title_case(_SMALL.sub("", text))
     replacements, numbers = [], []
     for match in _SMALL.finditer(text):
         number = int(match[1])
@@ -56,12 +58,17 @@ def worded(text: str, source: str | None, target: str | None) -> Worded | None:
         noun = _NOUN_AFTER.match(text, match.end())
         if suffix != english_suffix(number) or not noun:
             continue  # "3th"; "finished 2nd in the race"
-        if match[2] == suffix and noun.group()[-1].isupper():
+        capital = noun.group()[-1].isupper()
+        if match[2] == suffix and capital and not title_case:
             continue  # a name: "5th Avenue", "3rd Street"
         if any(a <= match.start() < b for a, b in dates):
             continue  # "May 3rd, 2024"
         word = _word(number, "en")
-        replacements.append((match.span(), word if match[2] == suffix else word.upper()))
+        if match[2] != suffix:  # "THE 3RD FLOOR"
+            word = word.upper()
+        elif title_case:  # "The 3rd Floor Is Closed."
+            word = word.capitalize()
+        replacements.append((match.span(), word))
         numbers.append(number)
     if not replacements:
         return None
