@@ -11,10 +11,11 @@ Paris.", "Ouvrez la deuxième porte sur la gauche.". So an English ordinal from 
 before a noun (not in a date, heedful.dates, nor a name: "5th Avenue", unless the text is in
 Title Case) goes to the model as its word (num2words), and the translation is kept where it
 holds the target language's ordinal for each, in any gender (``holds``); a sentence where it
-does not is translated again with the digits, as before ("The 2nd floor is closed." gave "Le premier étage est fermé." as a word, "Le
-2e étage est fermé." with the digits). On 16 sentences of my own
-(/root/heedful-runs/s31/ordinals.py), the ordinal and its noun came out right in 12 (3 with the
-digits alone). ``heedful attend`` shows the model's reading of the digits.
+does not is translated again with the digits, as before ("The 2nd floor is closed." gave "Le
+premier étage est fermé." as a word, "Le 2e étage est fermé." with the digits). On 16
+sentences of my own (/root/heedful-runs/s31/ordinals.py), the ordinal and its noun came out
+right in 12 (3 with the digits alone). ``heedful attend`` shows the model's reading of the
+digits.
 """
 
 from __future__ import annotations
