@@ -954,6 +954,22 @@ def test_a_12_hour_time_survives_translation_into_french(bundled, monkeypatch):
     assert "100" in before[0] or "15" not in before[1], before
 
 
+def test_a_version_number_is_copied_not_written_as_a_decimal():
+    """ "Version 2.0 is out." gave "La Version 2,0 est dehors.": a number after the word
+    "version" is a version's; "v2.1" is one code."""
+
+    def spans(text, source="en", target="fr"):
+        return protect(text, source, target).spans
+
+    assert spans("Version 2.0 is out.") == ["2.0"]
+    assert spans("Python 3.11, faster than version 3.10.") == ["3,11", "3.10"]  # a name: no sign
+    assert spans("La versión 3.1 ya salió.", "es", "en") == ["3.1"]
+    assert spans("Update to v2.1 now.") == ["v2.1"] and spans("See v1.2.3.") == ["v1.2.3"]
+    # a decimal elsewhere is still written the target's way, the sentence's first word no name
+    assert spans("It weighs 2.5 kg.") == ["2,5 kg"] and spans("Only 2.5 kg left.") == ["2,5 kg"]
+    assert spans("I left Tom 807.3 messages.") == ["807,3"]  # bench/robustness.py's numbers
+
+
 def test_an_ordinal_is_a_span_written_the_target_languages_way():
     text = "The 2nd floor, the 21st, 1er étage, 3ème fois, 2º piso, 1.ª vez, 1.er lugar, 1990s, 2x."
     assert [text[a:b] for a, b in find_spans(text)] == [

@@ -134,7 +134,7 @@ _PLACEHOLDER = (
 # number as its placeholder, one that starts with a letter a city ("Mon vol est IB3456")
 _CODE = (
     r"(?!\d+(?:st|nd|rd|th|er|re|e|ème|eme|ère|o|a|º|ª|s|am|pm)(?![\w-]))"
-    r"(?=[\w-]*\d)(?=[\w-]*[^\W\d_])[^\W_]+(?:-[^\W_]+)*"
+    r"(?=[\w-]*\d)(?=[\w-]*[^\W\d_])[^\W_]+(?:-[^\W_]+)*(?:\.\d+)*"  # "v2.1" whole
 )
 # a number between symbols and nothing else ("£5", "[1]"): a number's placeholder
 _SYMBOLS_NUMBER = re.compile(rf"([^\w\s]*?)({_NUMBER})([^\w\s]*)")
@@ -192,6 +192,19 @@ _SPAN = re.compile(
     rf"|(?<![\w@/.+-]){_DECADE}|(?<![\w-]){_WORD_DECADE}"
 )
 _DECADE_AT = re.compile(_DECADE)
+# the word before a number that makes it a version's, copied as it is: "version 2.0", "la
+# versión 3.1", "v. 2.0" (the en -> fr model's "La Version 2,0" before). A capitalised word before
+# a number is no sign of one: "I left Tom 807.3 messages.", "October 106.1" (bench/robustness.py's
+# numbers) are quantities; so "Python 3.11" is written "3,11" in French still
+_VERSION_WORD = re.compile(r"(?i:\bv(?:ersi[oó]n)?)\.?[ \u00a0]*$")
+
+
+def _names_the_number(text: str, start: int) -> bool:
+    """Whether the number at ``start`` in ``text`` is a version's (``_VERSION_WORD``), not a
+    quantity to write the target language's way."""
+    return bool(_VERSION_WORD.search(text, 0, start))
+
+
 _ETC_LANGUAGES = {"en", "es", "fr", "it", "pt"}
 
 
@@ -441,6 +454,8 @@ def protect(
                 pool = free[SHORT_NUMBERS]
             cut = _unit_start(span)
             original = localise_number(span[:cut], source, target) + span[cut:]
+            if _names_the_number(text, start):
+                original = span  # "Python 3.11", "version 2.0": no decimal to write anew
         if not pool:
             continue  # more spans than placeholders: the model is given the rest as they are
         if (start, end) in dates:  # the weekday the translation will hold
