@@ -199,7 +199,7 @@ _DECADE_AT = re.compile(_DECADE)
 _VERSION_WORD = re.compile(r"(?i:\bv(?:ersi[oó]n)?)\.?[ \u00a0]*$")
 
 
-def _names_the_number(text: str, start: int) -> bool:
+def _is_version(text: str, start: int) -> bool:
     """Whether the number at ``start`` in ``text`` is a version's (``_VERSION_WORD``), not a
     quantity to write the target language's way."""
     return bool(_VERSION_WORD.search(text, 0, start))
@@ -454,7 +454,7 @@ def protect(
                 pool = free[SHORT_NUMBERS]
             cut = _unit_start(span)
             original = localise_number(span[:cut], source, target) + span[cut:]
-            if _names_the_number(text, start):
+            if _is_version(text, start):
                 original = span  # "Python 3.11", "version 2.0": no decimal to write anew
         if not pool:
             continue  # more spans than placeholders: the model is given the rest as they are
