@@ -954,6 +954,35 @@ def test_a_12_hour_time_survives_translation_into_french(bundled, monkeypatch):
     assert "100" in before[0] or "15" not in before[1], before
 
 
+def test_a_keyboard_shortcut_is_one_span_and_a_stutter_before_a_name_s_placeholder_goes():
+    assert protect("Use Alt+F4 or Cmd+Shift+P, ctrl+z.", "en", "fr").spans == [
+        "Alt+F4", "Cmd+Shift+P", "ctrl+z"]  # fmt: skip
+    assert protect("Shift the box.", "en", "fr") is None
+    quoted = protect('The password is "sunshine123".', "en", "fr")
+    (name,) = quoted.placeholders
+    assert quoted.unstuttered(f'Le mot de passe est "{name[0]} {name}".') == (
+        f'Le mot de passe est "{name}".'
+    )
+    other = "Z" if name[0] != "Z" else "Y"
+    assert quoted.unstuttered(f"{other} {name}.") == f"{other} {name}."  # not the letter it opens
+
+
+def test_a_keyboard_shortcut_survives_translation(bundled):
+    """Before: "Press Ctrl+C to copy." -> "Press Tom n'a pas de la copie." ("Ctrl" a name)."""
+    assert "Alt+F4" in bundled["en-fr"].translate(["Use Alt+F4 to close the window."])[0]
+
+
+def test_a_stutter_before_a_placeholder_goes_and_the_links_stay(bundled):
+    """Before: 'The Wi-Fi password is "sunshine123".' -> '... est "B sunshine123".'."""
+    text = 'The Wi-Fi password is "sunshine123".'
+    (found,) = bundled["en-fr"].translate([text], alignments=True)
+    assert found.text.endswith(' "sunshine123".') and " B " not in found.text, found.text
+    pairs = {(k.source_word, k.target_word) for k in found.alignment}
+    assert ("sunshine123", "sunshine123") in pairs, pairs
+    for k in found.alignment:
+        assert found.text[slice(*k.target)] == k.target_word
+
+
 def test_a_version_number_is_copied_not_written_as_a_decimal():
     """ "Version 2.0 is out." gave "La Version 2,0 est dehors.": a number after the word
     "version" is a version's; "v2.1" is one code."""

@@ -136,6 +136,13 @@ _CODE = (
     r"(?!\d+(?:st|nd|rd|th|er|re|e|ème|eme|ère|o|a|º|ª|s|am|pm)(?![\w-]))"
     r"(?=[\w-]*\d)(?=[\w-]*[^\W\d_])[^\W_]+(?:-[^\W_]+)*(?:\.\d+)*"  # "v2.1" whole
 )
+# a keyboard shortcut ("Ctrl+C", "Alt+F4", "Cmd+Shift+P"): a name for the model, as it is in the
+# translation; the bundled en -> fr model wrote "Press Tom n'a pas de la copie." for "Press
+# Ctrl+C to copy." (only "Ctrl" kept from it, as a name)
+_KEYS = (
+    r"(?i:ctrl|alt|shift|cmd|command|option|opt|control|win|fn|super|meta)"
+    r"(?:\+(?:[^\W_]+|[^\w\s]))+"
+)
 # a number between symbols and nothing else ("£5", "[1]"): a number's placeholder
 _SYMBOLS_NUMBER = re.compile(rf"([^\w\s]*?)({_NUMBER})([^\w\s]*)")
 # a hashtag or a mention ("#vacaciones", "@juan", "#42"): a name, copied as it is; the bundled
@@ -187,7 +194,8 @@ _CLOCK_RANGE = rf"{_CLOCK}[-–]{_CLOCK}"
 _CODE_SPAN = r"(?<![\w`])(?P<ticks>`{1,3})[^`\s](?:[^`\n]{0,98}[^`\s])?(?P=ticks)(?![\w`])"
 _SPAN = re.compile(
     rf"{_CODE_SPAN}"
-    rf"|(?<![\w@/.+-])(?:{_URL}|{_EMAIL}|{_TAG}|{_CLOCK_RANGE}|{_CLOCK}|{_ORDINAL}|{_CODE}|{_MONEY}"
+    rf"|(?<![\w@/.+-])(?:{_URL}|{_EMAIL}|{_TAG}|{_KEYS}|{_CLOCK_RANGE}|{_CLOCK}|{_ORDINAL}|{_CODE}"
+    rf"|{_MONEY}"
     rf"|{_NUMBER}{_UNIT}?)(?![\w@/])|(?:{_PLACEHOLDER})|(?<![\w'’]){_ETC}"
     rf"|(?<![\w@/.+-]){_DECADE}|(?<![\w-]){_WORD_DECADE}"
 )
@@ -315,6 +323,16 @@ class Protected:
         for k in sorted(chosen, reverse=True):  # from the end: earlier offsets stay right
             start, end = written[k].span()
             translation = translation[:start] + chosen[k] + translation[end:]
+        return translation
+
+    def unstuttered(self, translation: str) -> str:
+        """``translation`` without a lone capital the model wrote before a name's placeholder
+        that it opens ('"Boston"' written '"B Boston"' for the Wi-Fi password "sunshine123"),
+        where the model's text has none."""
+        for name in {p for p in self.placeholders if not p.isdigit()}:
+            stutter = re.compile(rf"(?<![\w'’]){re.escape(name[0])} (?={re.escape(name)}\b)")
+            if not stutter.search(self.text):
+                translation = stutter.sub("", translation)
         return translation
 
     def missing(self, translation: str, split: Unreadable) -> Unreadable:

@@ -542,11 +542,12 @@ def finish(
     put, spans = mended, []
     if split.words:
         put, spans = _put_back(translator, split, mended)
-    cased = put
+    said = put if protected is None else protected.unstuttered(put)  # '"B Boston"'
+    cased = said
     if prepared.caps:
-        cased = capitalise(put, [] if protected is None else protected.placeholders)
+        cased = capitalise(said, [] if protected is None else protected.placeholders)
     elif translator.uncapitalise and opens_capitalised(prepared.sentence):
-        cased = capitalise_first(put)  # as its source begins ("Visita Madrid.": "visit Madrid.")
+        cased = capitalise_first(said)  # as its source begins ("Visita Madrid.": "visit Madrid.")
     text = cased if protected is None else protected.restore(cased)
     text = closed_quote(text, prepared.text)
     if prepared.quotes is not None:
