@@ -10,10 +10,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from heedful.aligning import Trails
+from heedful.aligning import Trails, forced_cross
 from heedful.config import ModelConfig
 from heedful.decoding import DecodingOptions, generate
-from heedful.explain.capture import forced_cross
 from heedful.inference import for_inference
 from heedful.masks import pad
 from heedful.model import Transformer

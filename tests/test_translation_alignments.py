@@ -346,7 +346,7 @@ def hand_built(tokenizer, calls):
 def test_the_models_record_chooses_layer_and_heads(tiny, monkeypatch, record, head, layer):
     model, tokenizer = tiny
     calls = []
-    monkeypatch.setattr("heedful.explain.capture.forced_cross", hand_built(tokenizer, calls))
+    monkeypatch.setattr("heedful.aligning.forced_cross", hand_built(tokenizer, calls))
     meta = {"alignment": record} if record else {}
     translator = with_outputs(Translator(model, tokenizer, meta), monkeypatch)
     results = translator.translate(TEXTS, 2, alignments=True)
@@ -368,7 +368,7 @@ def test_the_models_record_chooses_layer_and_heads(tiny, monkeypatch, record, he
 def test_a_method_set_on_the_translator_wins_and_erasure_runs_no_attention_pass(tiny, monkeypatch):
     model, tokenizer = tiny
     calls, erased = [], []
-    monkeypatch.setattr("heedful.explain.capture.forced_cross", hand_built(tokenizer, calls))
+    monkeypatch.setattr("heedful.aligning.forced_cross", hand_built(tokenizer, calls))
 
     def erasure_scores(model, src, tgt, source_pieces, target_pieces):
         erased.append(src)
@@ -405,7 +405,7 @@ def test_the_batched_forced_pass_gives_each_pairs_own_attention(tiny):
     """forced_cross over a batch (with the encoder run there, or its output given) equals
     forced decoding of each pair alone, layer by layer; so does its full-context pass, padding
     kept out of the rows that now read the whole target."""
-    from heedful.explain.capture import forced_cross
+    from heedful.aligning import forced_cross
 
     model, tokenizer = tiny
     translator = Translator(model, tokenizer)

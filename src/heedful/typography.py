@@ -106,15 +106,14 @@ def unended(translation: str, source: str) -> str:
     gave "Merci pour votre aide. :)")."""
     from heedful.unknown_words import is_emoticon
 
-    faces = []
-    while len(source.split()) > 1 and is_emoticon(source.split()[-1]):
-        face = source.split()[-1]
-        if not translation.rstrip().endswith(f" {face}"):
-            return translation
-        source, translation = source.rstrip()[: -len(face)], translation.rstrip()[: -len(face)]
-        faces.insert(0, face)
+    words, faces = source.split(), []
+    while len(words) > 1 and is_emoticon(words[-1]):
+        faces.insert(0, words.pop())
     if faces:  # "aide. :)" -> "aide :)"
-        return unended(translation.rstrip(), source) + "".join(f" {face}" for face in faces)
+        ending = " " + " ".join(faces)
+        if not translation.rstrip().endswith(ending):
+            return translation
+        return unended(translation.rstrip()[: -len(ending)], " ".join(words)) + ending
     words = source.strip()
     if not words or not words[-1].isalnum() or not opens_capitalised(words):
         return translation

@@ -109,14 +109,14 @@ def align_ids(
 ) -> list[set[Link]]:
     """Links of many pairs of ids (a source ending with end-of-sentence, the target tokens
     produced, ending with it too) by a resolved method: the attention methods read one batched
-    teacher-forced pass (``heedful.explain.capture.forced_cross``, reusing the encoder outputs
+    teacher-forced pass (``heedful.aligning.forced_cross``, reusing the encoder outputs
     ``memories`` if given); erasure runs its passes pair by pair. ``apart``: per pair, source
     and target words left out of the scores (placeholders, which the caller links itself), so
     that no other word links to them. ``pieces``: each pair's source and target pieces, if the
     caller has them. ``weights``: each pair's attention [T, S], the mean over the method's
     heads of its layer, where decoding kept it (heedful.aligning); the forced pass computes
     the others."""
-    from heedful.explain.capture import forced_cross
+    from heedful.aligning import forced_cross
     from heedful.explain.erasure import erasure_scores
 
     model, tokenizer = translator.model, translator.tokenizer

@@ -18,7 +18,6 @@ from dataclasses import replace
 import torch
 from torch import nn
 
-from heedful.aligning import forced_cross  # noqa: F401 - where align_ids and tests find it
 from heedful.attended import Attended
 from heedful.decoding import pad
 from heedful.explain.paragraphs import attend_paragraph

@@ -12,9 +12,7 @@ from collections.abc import Iterable
 
 from lingua import LanguageDetector, LanguageDetectorBuilder
 
-from heedful.languages import language_name, lingua_language
-
-__all__ = ["Detector", "language_name", "lingua_language"]
+from heedful.languages import lingua_language
 
 
 class Detector:
