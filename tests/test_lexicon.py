@@ -335,7 +335,7 @@ def test_a_spelling_the_model_hardly_read_is_given_in_the_one_it_did():
     english = Lexicon.load(model_dir("en-fr"))  # Tatoeba's English is mostly American
 
     def respelt(text):
-        return english.usual_spelling(text, "en")
+        return english.usual_english(text, "en")
 
     # "favourite" read once, "favorite" 197 times; "theatre" never, "theater" 33 times
     assert respelt("My favourite colour.") == "My favorite color."
@@ -344,18 +344,18 @@ def test_a_spelling_the_model_hardly_read_is_given_in_the_one_it_did():
     # the spelling the model read is left: "buses" (13 times) is not made "busses" (never)
     assert respelt("two buses") == "two buses"
     assert respelt("my favorite color") == "my favorite color"
-    assert english.usual_spelling("My favourite colour.", "es") == "My favourite colour."
+    assert english.usual_english("My favourite colour.", "es") == "My favourite colour."
     assert english.unseen_names("Theatre is my passion.") == []  # a word, not a name
     # a list without counts cannot say which spelling the model read more
     bare = Lexicon(["favorite", "favourite"])
-    assert bare.usual_spelling("my favourite", "en") == "my favourite"
+    assert bare.usual_english("my favourite", "en") == "my favourite"
 
 
 def test_a_chat_abbreviation_the_model_never_read_is_spelt_out():
     english = Lexicon.load(model_dir("en-fr"))
 
     def spelt(text):
-        return english.spelt_out(text, "en")
+        return english.usual_english(text, "en")
 
     assert spelt("idk where he is") == "I do not know where he is"
     assert spelt("Thx for the help, call me ASAP.") == (
@@ -363,7 +363,7 @@ def test_a_chat_abbreviation_the_model_never_read_is_spelt_out():
     )
     assert spelt("gonna go") == "gonna go"  # read 16 times: the model knows it
     assert spelt("ur car") == "ur car"  # "your" or "you are": left to the model
-    assert english.spelt_out("idk", "es") == "idk"
+    assert english.usual_english("idk", "es") == "idk"
     assert english.unseen_names("Thx for the help.") == []  # a word, not a name
 
 

@@ -163,8 +163,7 @@ class Lexicon:
             else:
                 person = self._person(word, people, inside)
                 never = not self.knows(word, accents=False) and not self._contracted(word)
-                never = never and self.usual_spelling(word, "en") == word  # not "Theatre"
-                never = never and self.spelt_out(word, "en") == word  # not "Thx"
+                never = never and self.usual_english(word, "en") == word  # not "Theatre", "Thx"
                 seeds.append(never or person)  # "Vera", not "verá"; "Im" is "I'm"
                 joins.append(len(word) > 1 and (inside or seeds[-1] or not self.knows(word)))
         full_names = [] if capitals else reversed(range(len(words) - 1))  # from the right
@@ -297,63 +296,46 @@ class Lexicon:
 
         return _PART.sub(restored, text)
 
-    def usual_spelling(self, text: str, language: str | None) -> str:
-        """``text`` with each English word the model hardly read in the spelling of the other
-        English that it read far more often ("favourite" -> "favorite", "CENTRE" -> "CENTER"),
-        in the case typed; the text as it is for another language or a list without counts."""
-        respell = self._english[0]
-        if language != "en" or respell.keys().isdisjoint(_PART.findall(text.lower())):
-            return text  # most texts
-
-        def respelt(match: re.Match) -> str:
-            word = match.group()
-            other = respell.get(word.lower())
-            if other is None:
-                return word
-            if word.isupper() and len(word) > 1:
-                return other.upper()
-            return other[0].upper() + other[1:] if word[0].isupper() else other
-
-        return _PART.sub(respelt, text)
-
-    def spelt_out(self, text: str, language: str | None) -> str:
-        """``text`` with each English chat abbreviation the model read at most ``RARE`` times
-        spelt out, where it read every word of the spelling more ("idk" -> "I do not know",
-        "Thx" -> "Thanks", "ASAP" -> "as soon as possible"); as it is for another language or a
+    def usual_english(self, text: str, language: str | None) -> str:
+        """``text`` with each English word the model hardly read in the form it read far more
+        often: the other English's spelling ("favourite" -> "favorite", "CENTRE" -> "CENTER",
+        in the case typed) or a chat abbreviation spelt out ("idk" -> "I do not know", "Thx" ->
+        "Thanks", "ASAP" -> "as soon as possible"); the text as it is for another language or a
         list without counts."""
-        spell = self._english[1]
-        if language != "en" or spell.keys().isdisjoint(_PART.findall(text.lower())):
+        forms = self._english
+        if language != "en" or forms.keys().isdisjoint(_PART.findall(text.lower())):
             return text  # most texts
 
-        def spelt(match: re.Match) -> str:
+        def usual(match: re.Match) -> str:
             word = match.group()
-            full = spell.get(word.lower())
-            if full is None:
+            form = forms.get(word.lower())
+            if form is None:
                 return word
-            opening = word[0].isupper() and (len(word) == 1 or not word.isupper())
-            return full[0].upper() + full[1:] if opening else full  # "Thx", "U"; not "ASAP"
+            if word.isupper() and len(word) > 1:  # "CENTRE" -> "CENTER", "ASAP" -> "as soon ..."
+                return form if " " in form else form.upper()
+            return form[0].upper() + form[1:] if word[0].isupper() else form
 
-        return _PART.sub(spelt, text)
+        return _PART.sub(usual, text)
 
     @cached_property
-    def _english(self) -> tuple[dict[str, str], dict[str, str]]:
-        """The English words ``usual_spelling`` respells and ``spelt_out`` spells out for this
-        model, in lower case: each read at most ``RARE`` times, its other spelling more than
-        ``RARE`` and ten times as often, every word of its spelling out more than ``RARE``."""
+    def _english(self) -> dict[str, str]:
+        """The English words ``usual_english`` changes for this model, in lower case, and what
+        into: each read at most ``RARE`` times, its other spelling read more than ``RARE`` times
+        and ten times as often, or every word of its spelling out read more than ``RARE`` times."""
         if self.counts is None:
-            return {}, {}
+            return {}
         read = lambda word: self.counts.get(word.lower(), 0)  # noqa: E731
-        respell = {
-            word: other
-            for word, other in _other_spellings().items()
-            if read(word) <= RARE < read(other) and read(other) >= 10 * read(word)
-        }
-        spell = {
+        forms = {
             word: full
             for word, full in _slang().items()
             if read(word) <= RARE and all(read(part) > RARE for part in _PART.findall(full))
         }
-        return respell, spell
+        forms |= {
+            word: other
+            for word, other in _other_spellings().items()
+            if read(word) <= RARE < read(other) and read(other) >= 10 * read(word)
+        }
+        return forms
 
     def restore_apostrophes(self, text: str, language: str | None) -> str:
         """``text`` with the apostrophe put back in each word the model never read that is a

@@ -470,8 +470,7 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
         text = uncapitalise(text, translator._rarity, placeholders, usual)
     if lexicon is not None and translator.protect_spans:
         text = lexicon.restore_accents(text)
-        text = lexicon.usual_spelling(text, source)  # "favourite" -> "favorite"
-        text = lexicon.spelt_out(text, source)  # "idk" -> "I do not know"
+        text = lexicon.usual_english(text, source)  # "favourite" -> "favorite", "idk"
         text = lexicon.restore_apostrophes(text, source)  # "dont" -> "don't"
     return Prepared(sentence, text, protected, caps, quotes)
 
