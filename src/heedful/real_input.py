@@ -417,16 +417,14 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
     # characters the vocabulary lacks: most sentences have none, and skip what looks for them
     unknown = translator.protect_spans and _has_unknown_letter(translator, sentence)
     if translator.protect_spans:
-        # a capital the vocabulary lacks ("Ñ") is read in lower case when the sentence is cased
-        extra = []  # none if no letter is unknown: most sentences
+        extra, symbols = [], []  # none if no letter is unknown: most sentences
         if unknown:
+            # a capital the vocabulary lacks ("Ñ") is read in lower case when the text is cased
             extra = unreadable_letters(
                 sentence,
                 lambda c: _unknown_letter(translator, c) and _unknown_letter(translator, c.lower()),
             )
-        symbols = []  # "£5", "[1]"; not a curly quote, read straight below
-        if unknown:
-            symbols = unreadable_symbols(
+            symbols = unreadable_symbols(  # "£5", "[1]"; not a curly quote, read straight below
                 sentence, lambda c: _unknown_letter(translator, c) and c not in EQUIVALENTS
             )
         capitals = in_capitals or is_all_caps(sentence)
@@ -510,21 +508,25 @@ def _union(spans: list[Span]) -> list[Span]:
 
 
 def _has_unknown_letter(translator, text: str) -> bool:
-    """Whether the tokenizer reads a letter of ``text`` as its unknown piece; the letters it
-    reads are remembered as a set, which most texts are within."""
-    read = translator.__dict__.setdefault("_read_letters", set())
-    new = set(text) - read
-    read.update(c for c in new if not _unknown_letter(translator, c))
-    return not new <= read
+    """Whether the tokenizer reads a letter of ``text`` as its unknown piece; most texts are
+    within the letters it is known to read."""
+    read, _ = _letters(translator)
+    return any(_unknown_letter(translator, c) for c in set(text) - read)
 
 
 def _unknown_letter(translator, letter: str) -> bool:
     """Whether the tokenizer reads ``letter`` as its unknown piece (remembered per letter)."""
-    cache = translator.__dict__.setdefault("_unknown_letters", {})
-    if letter not in cache:
+    read, unread = _letters(translator)
+    if letter not in read and letter not in unread:
         unk_id = getattr(translator.tokenizer, "unk_id", None)
-        cache[letter] = unk_id is not None and unk_id in translator.tokenizer.encode(letter)
-    return cache[letter]
+        found = unk_id is not None and unk_id in translator.tokenizer.encode(letter)
+        (unread if found else read).add(letter)
+    return letter in unread
+
+
+def _letters(translator) -> tuple[set[str], set[str]]:
+    """The letters the translator's tokenizer was found to read, and those it was not."""
+    return translator.__dict__.setdefault("_letters", (set(), set()))
 
 
 def finish(
