@@ -27,11 +27,9 @@ from functools import cache
 from heedful.casing import is_title_case
 from heedful.dates import find_dates
 from heedful.textmap import TextMap
-from heedful.written import english_suffix
+from heedful.written import BEFORE_A_NOUN, english_suffix
 
 _SMALL = re.compile(r"\b(10|[1-9])(st|nd|rd|th)\b", re.IGNORECASE)
-# a word after the ordinal that is not a preposition, a conjunction or a verb: a noun's place
-_NOUN_AFTER = re.compile(r" (?!(?:of|and|or|at|in|on|to|is|was|are|were|will|has|had)\b)[^\W\d_]")
 LANGUAGES = ("fr", "es", "en")  # targets whose ordinals num2words writes and ``holds`` reads
 
 
@@ -56,7 +54,7 @@ def worded(text: str, source: str | None, target: str | None) -> Worded | None:
     for match in _SMALL.finditer(text):
         number = int(match[1])
         suffix = match[2].lower()
-        noun = _NOUN_AFTER.match(text, match.end())
+        noun = BEFORE_A_NOUN.match(text, match.end())
         if suffix != english_suffix(number) or not noun:
             continue  # "3th"; "finished 2nd in the race"
         capital = noun.group()[-1].isupper()

@@ -77,6 +77,7 @@ from heedful.names import feminine_title, write_title
 from heedful.textmap import Span, TextMap
 from heedful.unknown_words import Unreadable
 from heedful.written import (
+    BEFORE_A_NOUN,
     DECADE_WORD,
     english_suffix,
     localise_number,
@@ -157,9 +158,8 @@ _CLOCK = (  # Spanish writes "5 p. m." too
 )
 # an ordinal number ("2nd", "1er", "3ème", "2º", "1.ª"), written the target language's way
 # ("2nd floor" -> "2e étage"): the bundled models wrote "le 2nd terre" and "the 2o floor"
-# after "the", an English ordinal before a noun ("the 2nd floor") is one; else it is a day ("on
-# the 17th.", "the 3rd of", "the 21st, ...")
-_BEFORE_A_NOUN = re.compile(r" (?!of\b|and\b|or\b|at\b|in\b|on\b|to\b)[^\W\d_]")
+# after "the", an English ordinal before a noun ("the 2nd floor": written.BEFORE_A_NOUN) is one;
+# else it is a day ("on the 17th.", "the 3rd of", "the 21st, ...")
 _ORDINAL = r"\d{1,4}(?:st|nd|rd|th|\.?er|re|ère|ème|eme|e|nde|nd|\.?º|\.?ª|ero|era)(?![\w])"
 # an English decade's number ("the 1990s", "the '80s"), written "années 1990" / "años 1990"
 # where the "s" after it goes: the model, given "in the 100s", writes "dans les 100"; it wrote
@@ -426,7 +426,7 @@ def protect(
             day = (  # "on the 17th.", "the 3rd of"; not "the 2nd floor", "finished 2nd in"
                 source == "en"
                 and text[:start].lower().endswith("the ")
-                and not _BEFORE_A_NOUN.match(text, end)
+                and not BEFORE_A_NOUN.match(text, end)
             )
             original = write_ordinal(span, target, day=day)
         elif _is_decade(text, start, end):  # "1990" of "1990s" -> "années 1990"

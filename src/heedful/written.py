@@ -21,6 +21,11 @@ NUMBER_MARKS = {
 
 # the word before an English decade's number in French and Spanish ("années 1990")
 DECADE_WORD = {"fr": "années", "es": "años"}
+# what follows an English ordinal before a noun ("the 2nd floor"): a word that is no preposition,
+# conjunction or common verb ("the 3rd of", "finished 2nd in", "the 3rd is"); heedful.protect
+# reads an ordinal elsewhere after "the" as a day of the month, heedful.ordinals gives one before
+# a noun to the model as a word
+BEFORE_A_NOUN = re.compile(r" (?!(?:of|and|or|at|in|on|to|is|was|are|were|will|has|had)\b)[^\W\d_]")
 
 
 def localise_number(span: str, source: str | None, target: str | None) -> str:
