@@ -7,11 +7,12 @@ fine." as "Hello, guys are there? hope was lucky."; given Spanish, the en -> fr 
 service keeps text that is already in the target language, and says when a text is in a
 language it does not read.
 
-Identification is lingua's (as the server's, heedful.serve.languages), among ``LANGUAGES`` and
-the model's two. It runs only on a sentence of at least ``WORDS`` words whose translation the
-model scored low (log-probability per token below ``LOW``); the target language counts at
-``SURE_TARGET`` confidence or more, a third at ``SURE_OTHER`` (Spanish typed casually was taken
-for Portuguese or Italian at 0.6-0.8 in 8 of 4,800 dev sentences, at 0.8 in none). Through
+Identification is lingua's (``heedful.languages.Detector``, as the server's), among
+``LANGUAGES`` and the model's two. It runs only on a sentence of at least ``WORDS`` different
+words whose translation the model scored low (log-probability per token below ``LOW``); the
+target language counts at ``SURE_TARGET`` confidence or more, a third at ``SURE_OTHER``
+(Spanish typed casually was taken for Portuguese or Italian at 0.6-0.8 in 8 of 4,800 dev
+sentences, at 0.8 in none). Through
 ``Translator.translate`` (beam 4; /root/heedful-runs/s31/wrong_lang_pipeline.py), no dev source
 of either model (2,400 es -> en, 3,385 en -> fr), typed casually or not, nor any of 1,014
 Multi30k English captions given to en -> fr, was kept as written or warned about; of 400
@@ -25,6 +26,8 @@ from __future__ import annotations
 
 from functools import cache
 
+from heedful.languages import Detector
+
 LOW = -0.3  # log-probability per token: the dev sources' 5th percentile is about -0.5
 WORDS = 3
 SURE_TARGET = 0.6
@@ -35,15 +38,11 @@ LANGUAGES = ("en", "es", "fr", "de", "it", "pt")
 def identify(texts: list[str], source: str, target: str) -> list[str | None]:
     """Each text's language if lingua is sure enough of one other than ``source`` (``target``
     at ``SURE_TARGET``, a third at ``SURE_OTHER``), else None."""
-    detector, codes = _detector(tuple(sorted({*LANGUAGES, source, target})))
-    if detector is None:
-        return [None] * len(texts)
     found: list[str | None] = []
-    for values in detector.compute_language_confidence_values_in_parallel(texts):
-        best = values[0] if values else None
-        code = None if best is None else codes.get(best.language)
+    for best in _detector(tuple(sorted({*LANGUAGES, source, target}))).likeliest(texts):
+        code, value = best or (None, 0.0)
         sure = SURE_TARGET if code == target else SURE_OTHER
-        found.append(code if code not in (None, source) and best.value >= sure else None)
+        found.append(code if code not in (None, source) and value >= sure else None)
     return found
 
 
@@ -54,12 +53,5 @@ def suspect(text: str, log_prob: float, tokens: int) -> bool:
 
 
 @cache
-def _detector(codes: tuple[str, ...]):
-    from heedful.languages import lingua_language
-
-    known = {language: code for code in codes if (language := lingua_language(code))}
-    if len(known) < 2:
-        return None, {}
-    from lingua import LanguageDetectorBuilder
-
-    return LanguageDetectorBuilder.from_languages(*known).build(), known
+def _detector(codes: tuple[str, ...]) -> Detector:
+    return Detector(codes)

@@ -36,9 +36,8 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
 
 from heedful.explain.alignment_spans import copied
-from heedful.languages import language_name
+from heedful.languages import Detector, language_name
 from heedful.serve.access import ApiKeys, RateLimit
-from heedful.serve.languages import Detector
 from heedful.serve.markup import parse, translate_markups
 from heedful.serve.schemas import MAX_TEXT_CHARS, MAX_TEXTS
 from heedful.serve.worker import ModelWorker
