@@ -21,11 +21,13 @@ digits.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from functools import cache
 
 from heedful.casing import is_title_case
 from heedful.dates import find_dates
+from heedful.explain.alignment_spans import WordLink
 from heedful.textmap import TextMap
 from heedful.written import BEFORE_A_NOUN, english_suffix
 
@@ -95,3 +97,38 @@ def _word(number: int, language: str) -> str:
     from num2words import num2words
 
     return num2words(number, lang=language, to="ordinal")
+
+
+def translate_worded(translator, texts: list[str], options, alignments: bool,
+                     translate: Callable) -> list[list]:  # fmt: skip
+    """``translate`` (heedful.real_input's, for texts) with small English ordinals before a
+    noun given to the model as words where it translates them so, else with their digits; the
+    links index the texts as given. Each text's n best ``Translation``s."""
+    source, target = translator.source_language, translator.target_language
+    found_words = [worded(text, source, target) if translator.protect_spans else None
+                   for text in texts]  # fmt: skip
+    if not any(found_words):
+        return translate(translator, texts, options, alignments)
+    given = [text if w is None else w.text for text, w in zip(texts, found_words, strict=True)]
+    found = translate(translator, given, options, alignments)
+    again = [
+        i for i, w in enumerate(found_words)
+        if w is not None and not holds(found[i][0].text, w.numbers, target)
+    ]  # fmt: skip
+    redone = translate(translator, [texts[i] for i in again], options, alignments)
+    for i, options_ in zip(again, redone, strict=True):
+        found[i], found_words[i] = options_, None
+    for i, w in enumerate(found_words):
+        if w is not None and alignments:
+            found[i] = [replace(o, alignment=_links_to(o.alignment, w.to_text, texts[i]))
+                        for o in found[i]]  # fmt: skip
+    return found
+
+
+def _links_to(links: list[WordLink], to_text: TextMap, text: str) -> list[WordLink]:
+    """``links`` with their source spans mapped by ``to_text`` into ``text``."""
+    out = []
+    for link in links:
+        source = to_text.map(link.source)
+        out.append(link._replace(source=source, source_word=text[slice(*source)]))
+    return out

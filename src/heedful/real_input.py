@@ -47,7 +47,6 @@ from heedful.emphasis import find_emphasis, with_emphasis
 from heedful.explain.alignment_choice import align_pair
 from heedful.explain.alignment_spans import WordLink, copied, in_order
 from heedful.explain.words import STANDALONE, to_words
-from heedful.languages import language_name
 from heedful.names import (
     mixed_case,
     people,
@@ -59,7 +58,7 @@ from heedful.names import (
 )
 from heedful.protect import PEOPLE, Protected, find_spans, protect
 from heedful.segment import Paragraph, is_marker, titles
-from heedful.textmap import Span, TextMap
+from heedful.textmap import Span
 from heedful.typography import (
     EQUIVALENTS,
     closed_quote,
@@ -120,50 +119,14 @@ def translate_texts(
         raise TypeError("translate takes a list of texts; wrap a single text in a list")
     marked = [find_emphasis(text) if translator.protect_spans else None for text in texts]
     if not any(marked):
-        return _translate_worded(translator, texts, options, alignments)
+        return ordinals.translate_worded(translator, texts, options, alignments, _translate_plain)
     plain = [text if m is None else m.plain for text, m in zip(texts, marked, strict=True)]
-    found = _translate_worded(translator, plain, options, True)
+    found = ordinals.translate_worded(translator, plain, options, True, _translate_plain)
     return [
         [with_emphasis(m, o, alignments) if m else o if alignments else replace(o, alignment=None)
          for o in options_]
         for m, options_ in zip(marked, found, strict=True)
     ]  # fmt: skip
-
-
-def _translate_worded(
-    translator, texts: list[str], options: DecodingOptions, alignments: bool
-) -> list[list[Translation]]:
-    """``_translate_plain``, with small English ordinals before a noun given to the model as
-    words where it translates them so, else with their digits (heedful.ordinals); the links
-    index the texts as given."""
-    source, target = translator.source_language, translator.target_language
-    worded = [ordinals.worded(text, source, target) if translator.protect_spans else None
-              for text in texts]  # fmt: skip
-    if not any(worded):
-        return _translate_plain(translator, texts, options, alignments)
-    given = [text if w is None else w.text for text, w in zip(texts, worded, strict=True)]
-    found = _translate_plain(translator, given, options, alignments)
-    again = [
-        i for i, w in enumerate(worded)
-        if w is not None and not ordinals.holds(found[i][0].text, w.numbers, target)
-    ]  # fmt: skip
-    for i, redone in zip(again, _translate_plain(translator, [texts[i] for i in again],
-                                                 options, alignments), strict=True):  # fmt: skip
-        found[i], worded[i] = redone, None
-    for i, w in enumerate(worded):
-        if w is not None and alignments:
-            found[i] = [replace(o, alignment=_links_to(o.alignment, w.to_text, texts[i]))
-                        for o in found[i]]  # fmt: skip
-    return found
-
-
-def _links_to(links: list[WordLink], to_text: TextMap, text: str) -> list[WordLink]:
-    """``links`` with their source spans mapped by ``to_text`` into ``text``."""
-    out = []
-    for link in links:
-        source = to_text.map(link.source)
-        out.append(link._replace(source=source, source_word=text[slice(*source)]))
-    return out
 
 
 def _translate_plain(
@@ -348,7 +311,7 @@ def translate_sentences(translator, sentences: list[str], in_capitals: list[bool
         )
     if links:
         links.complete(hypotheses)
-    as_written = _in_another_language(translator, sentences, prepared, todo, hypotheses)
+    as_written = wrong_language.as_written(translator, sentences, prepared, todo, hypotheses)
     empty = [] if alignments else None
     out: list[list[Translation]] = [[Translation("", 0.0, [], empty)] for _ in sentences]
     for i in kept:  # as given, numbers written the target language's way
@@ -365,45 +328,6 @@ def translate_sentences(translator, sentences: list[str], in_capitals: list[bool
             alignment = links.of(i, option, done) if links else None
             out[i].append(Translation(done.text, h.score, h.tokens, alignment))
     return out
-
-
-def _in_another_language(
-    translator, sentences: list[str], prepared: list[Prepared], todo: list[int], hypotheses
-) -> set[int]:
-    """The sentences already in the target language, kept as written; a warning for them, and
-    one for those in a third language (heedful.wrong_language). What is identified is the
-    model's text, names as placeholders ("Tom responsabilizó a Duyên." was Portuguese)."""
-    source, target = translator.source_language, translator.target_language
-    if not translator.protect_spans or not source or not target:
-        return set()
-    suspects = [
-        i for i, (best, *_) in zip(todo, hypotheses, strict=True)
-        if wrong_language.suspect(sentences[i], best.log_prob, len(best.tokens))
-    ]  # fmt: skip
-    if not suspects:
-        return set()
-    found = wrong_language.identify([prepared[i].text for i in suspects], source, target)
-    written = {i for i, code in zip(suspects, found, strict=True) if code == target}
-    others = [
-        (i, code) for i, code in zip(suspects, found, strict=True) if code not in (None, target)
-    ]
-    if written:
-        first = sentences[min(written)]
-        warnings.warn(
-            f"{len(written)} sentence{'s' if len(written) > 1 else ''} already in "
-            f"{language_name(target)}, the language the model translates into (the first: "
-            f"{first[:40]!r}), kept as written",
-            stacklevel=5,
-        )
-    if others:
-        (i, code), n = others[0], len(others)
-        warnings.warn(
-            f"{n} sentence{'s' if n > 1 else ''} in another language than {language_name(source)},"
-            f" which the model reads (the first, in {language_name(code)}: {sentences[i][:40]!r});"
-            " the translation is likely wrong",
-            stacklevel=5,
-        )
-    return written
 
 
 def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:

@@ -24,9 +24,10 @@ first sentence it looks at (under a second).
 
 from __future__ import annotations
 
+import warnings
 from functools import cache
 
-from heedful.languages import Detector
+from heedful.languages import Detector, language_name
 
 LOW = -0.3  # log-probability per token: the dev sources' 5th percentile is about -0.5
 WORDS = 3
@@ -44,6 +45,45 @@ def identify(texts: list[str], source: str, target: str) -> list[str | None]:
         sure = SURE_TARGET if code == target else SURE_OTHER
         found.append(code if code not in (None, source) and value >= sure else None)
     return found
+
+
+def as_written(translator, sentences: list[str], prepared: list, todo: list[int],
+               hypotheses: list) -> set[int]:  # fmt: skip
+    """Of the sentences ``todo`` (heedful.real_input's, ``prepared`` for the model and
+    translated as ``hypotheses``), those already in the target language, to keep as written; a
+    warning for them, and one for those in a third language. What is identified is the model's
+    text, names as placeholders ("Tom responsabilizó a Duyên." was Portuguese)."""
+    source, target = translator.source_language, translator.target_language
+    if not translator.protect_spans or not source or not target:
+        return set()
+    suspects = [
+        i for i, (best, *_) in zip(todo, hypotheses, strict=True)
+        if suspect(sentences[i], best.log_prob, len(best.tokens))
+    ]  # fmt: skip
+    if not suspects:
+        return set()
+    found = identify([prepared[i].text for i in suspects], source, target)
+    written = {i for i, code in zip(suspects, found, strict=True) if code == target}
+    others = [
+        (i, code) for i, code in zip(suspects, found, strict=True) if code not in (None, target)
+    ]
+    if written:
+        first = sentences[min(written)]
+        warnings.warn(
+            f"{len(written)} sentence{'s' if len(written) > 1 else ''} already in "
+            f"{language_name(target)}, the language the model translates into (the first: "
+            f"{first[:40]!r}), kept as written",
+            stacklevel=6,
+        )
+    if others:
+        (i, code), n = others[0], len(others)
+        warnings.warn(
+            f"{n} sentence{'s' if n > 1 else ''} in another language than {language_name(source)},"
+            f" which the model reads (the first, in {language_name(code)}: {sentences[i][:40]!r});"
+            " the translation is likely wrong",
+            stacklevel=6,
+        )
+    return written
 
 
 def suspect(text: str, log_prob: float, tokens: int) -> bool:
