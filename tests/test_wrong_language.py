@@ -52,6 +52,7 @@ def test_a_third_language_is_translated_with_a_warning_naming_it(es_en):
 def test_the_model_s_own_language_raises_no_warning(es_en):
     """The dev sources (the first 600), Spanish all: none is taken for another language."""
     sources = [line.split("\t")[1] for line in DEV.read_text(encoding="utf-8").splitlines()][:600]
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
         es_en.translate(sources, beam_size=1)
+    assert not [w for w in seen if "language" in str(w.message)]

@@ -41,6 +41,7 @@ def beam(
     on_batch: Callable[[list[int], list[list[Hypothesis]], Memory], None] | None = None,
     aligning: Trails | None = None,
     coverage_penalty: float = 0.0,
+    watched: Sequence[Sequence[Sequence[int]]] | None = None,
 ) -> list[list[Hypothesis]]:
     """``heedful.search.beam_search`` (its rules, step for step; no minimum length) of every
     source, ``batch_size`` sources of ``beam_size`` beams at a time, a finished source's beams
@@ -50,7 +51,7 @@ def beam(
     carries its aligning heads' weights (``Hypothesis.attention``, heedful.aligning).
     ``coverage_penalty``: β of ``heedful.coverage``; each source's finished hypotheses are
     rescored with the aligning heads' weights (so it needs ``aligning``) before its n best are
-    kept."""
+    kept, those dropping fewer of its ``watched`` words first."""
     if coverage_penalty and aligning is None:
         raise ValueError("a coverage penalty reads the aligning heads' weights: pass aligning")
     config, K = model.config, beam_size
@@ -112,7 +113,8 @@ def beam(
                     for h in kept:
                         h.attention = aligning.gather(*h._origin, began, length)
                 if coverage_penalty:
-                    kept = coverage.rescored(kept, coverage_penalty)
+                    words = watched[slots[i].index] if watched else ()
+                    kept = coverage.rescored(kept, coverage_penalty, words)
                 results[slots[i].index] = kept[:n_best]
                 continuous.report_done(
                     slots[i], lambda b=slots[i].batch: [results[j] for j in b.indices], on_batch

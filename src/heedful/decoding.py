@@ -13,7 +13,7 @@ come from ``model.config``.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -133,6 +133,7 @@ def generate(
     beam: Callable[..., list[list[Hypothesis]]] = beam_search,
     on_batch: Callable[[list[int], list[list[Hypothesis]], Memory], None] | None = None,
     aligning: Trails | None = None,
+    watched: Sequence[Sequence[Sequence[int]]] | None = None,
 ) -> list[list[Hypothesis]]:
     """Per source (ids ending with end-of-sentence), its ``options.n_best`` hypotheses, best
     first, in the caller's order. ``banned``: ids never generated; ``force_eos``: an output cut
@@ -144,7 +145,8 @@ def generate(
     to reuse while it is at hand). ``aligning``: where decoding refills rows
     (``heedful.continuous``), each hypothesis carries its aligning heads' weights
     (``Hypothesis.attention``, heedful.aligning); elsewhere they are left None. A coverage
-    penalty (``options.coverage_penalty``) reads the heads ``aligning`` names.
+    penalty (``options.coverage_penalty``) reads the heads ``aligning`` names; ``watched``: per
+    source, the words (their pieces' positions) whose loss it ranks first (heedful.coverage).
     """
     config = model.config
     beta = _coverage(options, aligning)
@@ -165,7 +167,8 @@ def generate(
         return continuous_beam.beam(
             model, sources, lengths, beam_size=options.beam_size,
             length_penalty=options.penalty, n_best=options.n_best,
-            early_stopping=options.early_stopping, coverage_penalty=beta, **common,
+            early_stopping=options.early_stopping, coverage_penalty=beta, watched=watched,
+            **common,
         )  # fmt: skip
     start = 0
     while start < len(order):
@@ -181,7 +184,8 @@ def generate(
             aligning=aligning if beta else None,
         )  # fmt: skip
         if beta:
-            found = _rescored(model, [sources[i] for i in batch], found, memory, aligning, beta)
+            found = _rescored(model, [sources[i] for i in batch], found, memory, aligning, beta,
+                              [watched[i] if watched else () for i in batch])  # fmt: skip
             found = [hypotheses[: options.n_best] for hypotheses in found]
         for i, hypotheses in zip(batch, found, strict=True):
             results[i] = hypotheses
@@ -205,7 +209,8 @@ def _coverage(options: DecodingOptions, aligning: Trails | None) -> float:
 
 
 def _rescored(model: nn.Module, sources: list[list[int]], found: list[list[Hypothesis]],
-              memory: Memory, aligning: Trails, beta: float) -> list[list[Hypothesis]]:  # fmt: skip
+              memory: Memory, aligning: Trails, beta: float,
+              watched: list[Sequence[Sequence[int]]]) -> list[list[Hypothesis]]:  # fmt: skip
     """Each source's hypotheses rescored by heedful.coverage, their aligning heads' weights
     [T, S] as the search kept them, or else (``keep_attention``'s search keeps every weight)
     read by one teacher-forced pass over the batch's encoder output ``memory``."""
@@ -217,7 +222,7 @@ def _rescored(model: nn.Module, sources: list[list[int]], found: list[list[Hypot
         for (_, h), cross in zip(rows, forced_cross(model, pairs, layer, memories=states),
                                  strict=True):  # fmt: skip
             h.attention = cross[heads].mean(0)
-    return [coverage.rescored(hypotheses, beta) for hypotheses in found]
+    return [coverage.rescored(h, beta, w) for h, w in zip(found, watched, strict=True)]
 
 
 def _continuous(options: DecodingOptions, keep_attention: bool, beam: Callable) -> bool:

@@ -71,6 +71,7 @@ class Lexicon:
         self.counts = None if counts is None else dict(zip(self.words, counts, strict=True))
         self._known = set(self.words)
         self._usual = {form.lower(): form for form in self.forms if not form.islower()}
+        self._most_read: tuple[int, frozenset[str]] = (0, frozenset())
         self._accented: dict[str, str] = {}  # the word without accents -> the most frequent
         for word in self.words:
             bare = strip_accents(word)
@@ -122,6 +123,12 @@ class Lexicon:
 
     def __len__(self) -> int:
         return len(self.words)
+
+    def most_read(self, n: int) -> frozenset[str]:
+        """The ``n`` words read most, in lower case (heedful.dropped watches the others)."""
+        if self._most_read[0] != n:
+            self._most_read = (n, frozenset(self.words[:n]))
+        return self._most_read[1]
 
     def knows(self, word: str, *, accents: bool = True) -> bool:
         """Whether every part of ``word`` longer than a letter was read, in any case, and, with

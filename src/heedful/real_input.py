@@ -32,7 +32,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from heedful import ordinals, wrong_language
+from heedful import dropped, ordinals, wrong_language
 from heedful.asides import sentence_asides, translate_asides
 from heedful.casing import (
     capitalise,
@@ -297,9 +297,14 @@ def translate_sentences(translator, sentences: list[str], in_capitals: list[bool
     # the unknown piece is never written: what the model cannot read was kept from it above
     unk_id = getattr(tokenizer, "unk_id", None)
     banned = [unk_id] if translator.protect_spans and unk_id is not None else []
+    # words a translation should not leave out (heedful.dropped): ranked first, then warned of
+    watched = [dropped.watched(translator, prepared[i], src_ids[i]) for i in todo]
     hypotheses = translator.generate(
-        [src_ids[i] for i in todo], options=options, banned=banned, **hook
-    )
+        [src_ids[i] for i in todo], options=options, banned=banned,
+        watched=[pieces for _, pieces in watched], **hook,
+    )  # fmt: skip
+    best = {i: found[0] for i, found in zip(todo, hypotheses, strict=True) if found}
+    dropped.warn(translator, sentences, best, dict(zip(todo, watched, strict=True)))
     cut = [i for i, found in zip(todo, hypotheses, strict=True)
            if not found[0].tokens or found[0].tokens[-1] != translator.config.eos_id]  # fmt: skip
     if cut:

@@ -170,6 +170,7 @@ class Translator:
         on_batch: Callable[..., None] | None = None,
         aligning: Trails | None = None,
         banned: Sequence[int] = (),
+        watched: Sequence[Sequence[Sequence[int]]] | None = None,
         **decoding_keywords: Any,
     ) -> list[list[Hypothesis]]:
         """Token-id level translation: per source (ids ending with end-of-sentence), its n_best
@@ -181,7 +182,8 @@ class Translator:
         (heedful.aligning). ``banned``: ids never generated, besides ``banned_ids``. A
         coverage penalty left to the model (``options.coverage_penalty`` None) is its
         directory's ``generation.coverage_penalty`` (0 if none), read with the heads of
-        ``resolved_alignment``."""
+        ``resolved_alignment``; ``watched``: per source, the words (their pieces' positions)
+        whose loss the coverage penalty ranks first (heedful.coverage)."""
         options = DecodingOptions.given(options, beam_size, **decoding_keywords)
         if options.coverage_penalty is None:
             options = replace(options, coverage_penalty=self.coverage_penalty)
@@ -197,7 +199,7 @@ class Translator:
             force_eos=self.force_eos,
             keep_attention=keep_attention,
             beam=beam_search,  # looked up here at each call, where a test may replace it
-            on_batch=on_batch, aligning=aligning,
+            on_batch=on_batch, aligning=aligning, watched=watched,
         )  # fmt: skip
 
     @property

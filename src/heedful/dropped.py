@@ -1,0 +1,97 @@
+"""Words a translation leaves out: watched while the beam chooses, named in a warning after.
+
+A model trained on short sentences now and then writes a fluent translation without one of the
+source's words ("We need to buy milk, eggs and bread." -> "Nous devons acheter du lait et du
+pain.", "The house was carried away by the flood." -> "La maison a été laissée par la crue.").
+The coverage penalty (heedful.coverage) sums over all pieces, and the aligning head leaves many
+function words unattended by design ("to" of "I want to help" has no French word), so it stays
+small and lets such a translation win. Here the words whose loss matters are *watched*: the
+words of letters that are not among the ``COMMON`` words the model read most in training (the
+model directory's ``source-words.txt``, heedful.lexicon), nor placeholders (heedful.protect).
+Among the beam's hypotheses near the best, those that drop fewer watched words come first
+(``heedful.coverage.rescored``: "... a été emportée par la crue."); a translation that still
+drops one is named in a warning, with the words, so that nothing is left out silently, unless
+the words are among the ``WARNED`` most read, which a translation renders without a word of
+their own as often as it drops them.
+
+``COMMON``, ``WARNED``, ``heedful.coverage.COVERED`` and ``heedful.coverage.MARGIN`` were chosen
+on the dev sets by reading the sentences changed and warned of (bench/README.md, "Dropped
+words"): 33 of 3,385 en -> fr and 18 of 2,400 es -> en dev translations are warned of, about
+two in three of them for a word a reader misses ("butter", "grifo", "Tokio"); the others
+render the word in another way ("Tom was here just a few minutes ago." -> "... il y a ...").
+
+The words are warned of where the hypotheses carry the aligning heads' weights: with the
+coverage penalty on (the bundled models' default; greedy search keeps the weights too, but has
+no other hypotheses to choose from) or ``alignments`` asked for.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import TYPE_CHECKING
+
+from heedful import coverage
+
+if TYPE_CHECKING:
+    from heedful.real_input import Prepared
+    from heedful.search import Hypothesis
+
+COMMON = 150  # the model's most read source words, never watched ("to", "a", "off", "again")
+WARNED = 300  # nor warned of: "old" of "five years old", "anymore", "soon" ("cinq ans", "plus")
+_STRIP = ".,;:!?¡¿\"'«»“”()[]…"
+
+
+def watched(translator, prepared: Prepared, ids: list[int]) -> tuple[list[str], list[list[int]]]:
+    """The words of a source to watch, and each one's pieces' positions in ``ids`` (the ids the
+    model reads, placeholders in place of what it was kept from); none without a word list with
+    counts."""
+    lexicon, pieces_of = translator.lexicon, getattr(translator.tokenizer, "pieces", None)
+    if lexicon is None or lexicon.counts is None or pieces_of is None:
+        return [], []
+    common = lexicon.most_read(COMMON)
+    kept = set() if prepared.protected is None else set(prepared.protected.placeholders)
+    eos = translator.config.eos_id
+    limit = translator.config.max_positions - 1  # what fit_source keeps of a long source
+    words: list[list] = []  # [text, positions of its pieces with a letter]
+    for at, piece in enumerate(pieces_of([i for i in ids[:limit] if i != eos])):
+        if piece.startswith("▁") or not words:
+            words.append([piece.lstrip("▁"), []])
+        else:
+            words[-1][0] += piece
+        if any(c.isalpha() for c in piece):
+            words[-1][1].append(at)
+    out_words, out_pieces = [], []
+    for text, positions in words:
+        word = text.strip(_STRIP)
+        if positions and word not in kept and word.lower() not in common:
+            out_words.append(word)
+            out_pieces.append(positions)
+    return out_words, out_pieces
+
+
+def warn(translator, sentences: list[str], found: dict[int, Hypothesis],
+         watched_words: dict[int, tuple[list[str], list[list[int]]]]) -> None:  # fmt: skip
+    """One warning naming the translations (best hypotheses ``found``, by sentence) that drop a
+    word of ``watched_words`` (``watched``'s, by sentence) not among the ``WARNED`` most read,
+    where they carry the aligning heads' weights."""
+    common = translator.lexicon.most_read(WARNED) if translator.lexicon else frozenset()
+    dropping = []
+    for i, h in found.items():
+        words, pieces = watched_words.get(i, ([], []))
+        if h.attention is None or not words:
+            continue
+        lost = [words[w] for w in coverage.dropped(h.attention, pieces)]
+        lost = [word for word in lost if word.lower() not in common]
+        if lost:
+            dropping.append((i, lost))
+    if not dropping:
+        return
+    first, lost = dropping[0]
+    named = ", ".join(repr(w) for w in lost)
+    many = len(dropping) > 1
+    warnings.warn(
+        f"{len(dropping)} translation{'s' if many else ''} may leave out a word of "
+        f"{'their sources' if many else 'its source'} (the first: {named} of "
+        f"{sentences[first][:60]!r})",
+        stacklevel=6,
+    )
