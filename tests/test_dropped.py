@@ -101,7 +101,9 @@ def test_a_translation_keeps_a_word_the_best_scored_one_drops(en_fr, monkeypatch
 
 
 def test_a_translation_that_still_drops_a_word_is_named_in_a_warning(en_fr):
-    with pytest.warns(UserWarning, match=r"1 translation may leave out .*'eggs' of 'We need"):
+    with pytest.warns(
+        UserWarning, match=r"1 translation may leave out .*'We need .*: may .* 'eggs'"
+    ):
         out = en_fr.translate(["I have a dog.", "We need to buy milk, eggs and bread."])
     assert "œufs" not in out[1]
     with warnings.catch_warnings():

@@ -126,6 +126,7 @@ def test_the_libretranslate_api_gives_the_links_when_asked(client, translator):
     assert answer == {
         "translatedText": [t.text for t in found],
         "alignments": [records(t) for t in found],
+        "warnings": [t.warnings for t in found],  # the second may leave out "correo"
     }
     form = {"q": TEXTS[0], "source": "es", "target": "en", "alignments": "true"}
     answer = client.post("/libretranslate/translate", data=form).json()
@@ -182,3 +183,20 @@ def test_openapi_documents_the_links(client):
     )
     request = schemas["TranslateRequest"]["properties"]
     assert {"alignments", "format", "offsets"} <= set(request)
+
+
+def test_the_answers_carry_what_may_be_wrong_with_each_translation(client, translator):
+    """ "y mi correo ana@..." comes back "and ana@...": the answer says which word may be
+    missing, naming the sentence; a text without a problem has none, an answer of none no key."""
+    r = client.post("/translate", json={"texts": TEXTS[:2]})
+    assert r.status_code == 200, r.text
+    expected = [t.warnings for t in translator.translate(TEXTS[:2], alignments=True)]
+    assert r.json()["warnings"] == expected
+    assert expected[0] == [] and expected[1] == [f"{TEXTS[1][:60]!r}: may leave out 'correo'"]
+    assert "warnings" not in client.post("/translate", json={"text": TEXTS[0]}).json()
+    one = client.post("/libretranslate/translate", json={"q": TEXTS[1], "source": "es",
+                                                         "target": "en"})  # fmt: skip
+    assert one.json()["warnings"] == expected[1]
+    many = client.post("/libretranslate/translate", json={"q": TEXTS[:2], "source": "es",
+                                                          "target": "en"})  # fmt: skip
+    assert many.json()["warnings"] == expected

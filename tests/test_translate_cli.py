@@ -88,8 +88,9 @@ def test_translate_a_paragraph_as_json(capsys, model_dir):
     code, out, _ = heedful(capsys, "translate", "--model", model_dir, "--beam", 2, "--json",
                            "  ".join(sentences))  # fmt: skip
     (record,) = [json.loads(line) for line in out.splitlines()]
-    assert code == 0 and set(record) == {"source", "translation", "score"}
+    assert code == 0 and set(record) == {"source", "translation", "score", "warnings"}
     assert record["translation"] == "  ".join(p[0].text for p in parts)
+    assert record["warnings"] == [w for p in parts for w in p[0].warnings]  # cut at the limit
     assert record["score"] == pytest.approx(sum(p[0].score for p in parts))
 
 

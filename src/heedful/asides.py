@@ -290,4 +290,5 @@ def with_asides(asides: Asides, main, best: list, alignments: bool, target: str 
                 kept = [k.shifted(start, at) for k in b.alignment or [] if k.target[1] <= len(text)]
                 links += [k._replace(target_word=put.text[slice(*k.target)]) for k in kept]
         links.sort(key=lambda k: (k.source, k.target))
-    return replace(main, text=put.text, score=score, tokens=tokens, alignment=links)
+    notes = main.warnings + [note for b in translated for note in b.warnings]
+    return replace(main, text=put.text, score=score, tokens=tokens, alignment=links, warnings=notes)

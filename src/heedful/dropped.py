@@ -39,9 +39,10 @@ if TYPE_CHECKING:
 COMMON = 150  # the model's most read source words, never watched ("to", "a", "off", "again")
 WARNED = 300  # nor warned of: "old" of "five years old", "anymore", "soon" ("cinq ans", "plus")
 _STRIP = ".,;:!?¡¿\"'«»“”()[]…"
+Watched = tuple[list[str], list[list[int]]]  # a source's words and their pieces' positions
 
 
-def watched(translator, prepared: Prepared, ids: list[int]) -> tuple[list[str], list[list[int]]]:
+def watched(translator, prepared: Prepared, ids: list[int]) -> Watched:
     """The words of a source to watch, and each one's pieces' positions in ``ids`` (the ids the
     model reads, placeholders in place of what it was kept from); none without a word list with
     counts."""
@@ -70,12 +71,12 @@ def watched(translator, prepared: Prepared, ids: list[int]) -> tuple[list[str], 
 
 
 def warn(translator, sentences: list[str], found: dict[int, Hypothesis],
-         watched_words: dict[int, tuple[list[str], list[list[int]]]]) -> None:  # fmt: skip
+         watched_words: dict[int, Watched]) -> dict[int, str]:  # fmt: skip
     """One warning naming the translations (best hypotheses ``found``, by sentence) that drop a
     word of ``watched_words`` (``watched``'s, by sentence) not among the ``WARNED`` most read,
-    where they carry the aligning heads' weights."""
+    where they carry the aligning heads' weights; a note on each, by sentence."""
     common = translator.lexicon.most_read(WARNED) if translator.lexicon else frozenset()
-    dropping = []
+    notes = {}
     for i, h in found.items():
         words, pieces = watched_words.get(i, ([], []))
         if h.attention is None or not words:
@@ -83,15 +84,12 @@ def warn(translator, sentences: list[str], found: dict[int, Hypothesis],
         lost = [words[w] for w in coverage.dropped(h.attention, pieces)]
         lost = [word for word in lost if word.lower() not in common]
         if lost:
-            dropping.append((i, lost))
-    if not dropping:
-        return
-    first, lost = dropping[0]
-    named = ", ".join(repr(w) for w in lost)
-    many = len(dropping) > 1
-    warnings.warn(
-        f"{len(dropping)} translation{'s' if many else ''} may leave out a word of "
-        f"{'their sources' if many else 'its source'} (the first: {named} of "
-        f"{sentences[first][:60]!r})",
-        stacklevel=6,
-    )
+            notes[i] = f"{sentences[i][:60]!r}: may leave out {', '.join(map(repr, lost))}"
+    if notes:
+        many = len(notes) > 1
+        warnings.warn(
+            f"{len(notes)} translation{'s' if many else ''} may leave out a word of "
+            f"{'their sources' if many else 'its source'} (the first: {notes[min(notes)]})",
+            stacklevel=6,
+        )
+    return notes

@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from heedful import dropped, ordinals, wrong_language
 from heedful.asides import sentence_asides, translate_asides
@@ -81,6 +81,9 @@ class Translation:
     tokens: list[int]  # generated ids, ending with end-of-sentence unless cut at max_length
     alignment: list[WordLink] | None = None  # with alignments=True: spans of the source text
     # given and of ``text``, sorted by source then target
+    # what may be wrong with it, each naming its sentence ("may leave out 'eggs' (of 'We need to
+    # buy milk, eggs and bread.')"): the warnings a call raises, by text (the server's answers)
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -253,7 +256,8 @@ def paragraph_n_best(
             places = zip(paragraph.spans, paragraph.places(texts), chosen, strict=True)
             links = [k.shifted(s, t) for (s, _), t, o in places for k in o.alignment or []]
         tokens = [t for o in chosen for t in o.tokens]
-        out.append(Translation(paragraph.join(texts), score, tokens, links))
+        notes = [note for o in chosen for note in o.warnings]
+        out.append(Translation(paragraph.join(texts), score, tokens, links, notes))
     return out
 
 
@@ -264,6 +268,7 @@ def translate_sentences(translator, sentences: list[str], in_capitals: list[bool
     warning); ``in_capitals``: whether each is in a paragraph in capitals."""
     tokenizer = translator.tokenizer
     prepared = [prepare(translator, s, c) for s, c in zip(sentences, in_capitals, strict=True)]
+
     src_ids = tokenizer.encode_batch([p.text for p in prepared])
     todo, unreadable, kept = [], [], []
     carried: dict[int, Unreadable] = {}  # sources with words the model cannot read
@@ -281,6 +286,11 @@ def translate_sentences(translator, sentences: list[str], in_capitals: list[bool
         if split is not None:
             carried[i] = split
             src_ids[i] = tokenizer.encode(split.text)
+    notes: dict[int, list[str]] = {i: [] for i in range(len(sentences))}
+    for i in unreadable:
+        notes[i].append(
+            f"{sentences[i][:60]!r}: only characters the model cannot read, left untranslated"
+        )
     if unreadable:
         warnings.warn(
             f"{len(unreadable)} source{'s hold' if len(unreadable) > 1 else ' holds'} only "
@@ -304,9 +314,13 @@ def translate_sentences(translator, sentences: list[str], in_capitals: list[bool
         watched=[pieces for _, pieces in watched], **hook,
     )  # fmt: skip
     best = {i: found[0] for i, found in zip(todo, hypotheses, strict=True) if found}
-    dropped.warn(translator, sentences, best, dict(zip(todo, watched, strict=True)))
+    left_out = dropped.warn(translator, sentences, best, dict(zip(todo, watched, strict=True)))
+    for i, note in left_out.items():
+        notes[i].append(note)
     cut = [i for i, found in zip(todo, hypotheses, strict=True)
            if not found[0].tokens or found[0].tokens[-1] != translator.config.eos_id]  # fmt: skip
+    for i in cut:
+        notes[i].append(f"{sentences[i][:60]!r}: cut at the length limit, may be incomplete")
     if cut:
         warnings.warn(
             f"{len(cut)} translation{'s were' if len(cut) > 1 else ' was'} cut at the length "
@@ -316,22 +330,27 @@ def translate_sentences(translator, sentences: list[str], in_capitals: list[bool
         )
     if links:
         links.complete(hypotheses)
-    as_written = wrong_language.as_written(translator, sentences, prepared, todo, hypotheses)
+    as_written, language_notes = wrong_language.as_written(
+        translator, sentences, prepared, todo, hypotheses
+    )
+    for i, note in language_notes.items():
+        notes[i].append(note)
     empty = [] if alignments else None
-    out: list[list[Translation]] = [[Translation("", 0.0, [], empty)] for _ in sentences]
+    out = [[Translation("", 0.0, [], empty, notes[i])] for i in range(len(sentences))]
     for i in kept:  # as given, numbers written the target language's way
         text = finish(translator, prepared[i], None, prepared[i].text).text
         out[i] = [Translation(text, 0.0, [], in_order(sentences[i], text) if alignments else None)]
     for i, found in zip(todo, hypotheses, strict=True):
         if i in as_written:  # already in the target language
             text = sentences[i]
-            out[i] = [Translation(text, 0.0, [], in_order(text, text) if alignments else None)]
+            linked = in_order(text, text) if alignments else None
+            out[i] = [Translation(text, 0.0, [], linked, notes[i])]
             continue
         out[i] = []
         for option, h in enumerate(found):
             done = finish(translator, prepared[i], carried.get(i), translator._text(h.tokens))
             alignment = links.of(i, option, done) if links else None
-            out[i].append(Translation(done.text, h.score, h.tokens, alignment))
+            out[i].append(Translation(done.text, h.score, h.tokens, alignment, notes[i]))
     return out
 
 

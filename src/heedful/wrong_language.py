@@ -48,20 +48,21 @@ def identify(texts: list[str], source: str, target: str) -> list[str | None]:
 
 
 def as_written(translator, sentences: list[str], prepared: list, todo: list[int],
-               hypotheses: list) -> set[int]:  # fmt: skip
+               hypotheses: list) -> tuple[set[int], dict[int, str]]:  # fmt: skip
     """Of the sentences ``todo`` (heedful.real_input's, ``prepared`` for the model and
     translated as ``hypotheses``), those already in the target language, to keep as written; a
-    warning for them, and one for those in a third language. What is identified is the model's
-    text, names as placeholders ("Tom responsabilizó a Duyên." was Portuguese)."""
+    warning for them, and one for those in a third language; and a note on each of either, by
+    sentence. What is identified is the model's text, names as placeholders ("Tom
+    responsabilizó a Duyên." was Portuguese)."""
     source, target = translator.source_language, translator.target_language
     if not translator.protect_spans or not source or not target:
-        return set()
+        return set(), {}
     suspects = [
         i for i, (best, *_) in zip(todo, hypotheses, strict=True)
         if suspect(sentences[i], best.log_prob, len(best.tokens))
     ]  # fmt: skip
     if not suspects:
-        return set()
+        return set(), {}
     found = identify([prepared[i].text for i in suspects], source, target)
     written = {i for i, code in zip(suspects, found, strict=True) if code == target}
     others = [
@@ -83,7 +84,11 @@ def as_written(translator, sentences: list[str], prepared: list, todo: list[int]
             " the translation is likely wrong",
             stacklevel=6,
         )
-    return written
+    notes = {i: f"{sentences[i][:60]!r}: already in {language_name(target)}, kept as written"
+             for i in written}  # fmt: skip
+    for i, code in others:
+        notes[i] = f"{sentences[i][:60]!r}: in {language_name(code)}, likely translated wrong"
+    return written, notes
 
 
 def suspect(text: str, log_prob: float, tokens: int) -> bool:

@@ -10,8 +10,9 @@ heedful translate --model DIR --quantize int8 --workers 2 -i news.es -o news.en 
 
 A text of several sentences is translated sentence by sentence and joined with its own spacing;
 ALL CAPS, URLs, e-mail addresses and long numbers are taken care of (``Translator.translate``).
-A JSON record is {"source", "translation", "score"} (and "n_best", and with --alignments
-"alignment"); a text's score is the sum of its sentences'.
+A JSON record is {"source", "translation", "score"} (and "n_best", with --alignments
+"alignment", and "warnings" where the translation may be wrong: each names its sentence and
+what, as the warnings on stderr do); a text's score is the sum of its sentences'.
 """
 
 from __future__ import annotations
@@ -255,6 +256,8 @@ class Writer:
                 record = {"source": source, **self._record(best)}
                 if self.n_best > 1:
                     record["n_best"] = [self._record(o) for o in options]
+                if best.warnings:  # "'We need to buy milk, eggs and bread.': may leave out 'eggs'"
+                    record["warnings"] = best.warnings
                 self.out.write(json.dumps(record, ensure_ascii=False) + "\n")
             elif self.n_best > 1:
                 for o in options:

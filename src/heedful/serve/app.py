@@ -1,7 +1,8 @@
 """The HTTP API and the page: ``create_app`` builds a FastAPI app around one or more Translators.
 
     POST /translate   {"text": "Hola."} or {"texts": [...]}, "model", "beam_size", "format"
-                      (text or html), "alignments" (word links), "offsets"
+                      (text or html), "alignments" (word links), "offsets"; the answer
+                      has "warnings" where a translation may be wrong (format text)
     POST /attention   {"text": ..., "kind", "layer", "head", "level", "top"}: tokens and weights
     GET  /models      what each model translates
     GET  /health      liveness, and each model's queue
@@ -160,7 +161,8 @@ def create_app(
     async def translate(request: TranslateRequest) -> dict[str, Any]:
         """Translate one text or a list of them (batched with other requests waiting); a blank
         text in a list is translated as "". ``format: html``: HTML fragments, tags kept around
-        the words aligned to theirs. ``alignments``: each translation's word links."""
+        the words aligned to theirs. ``alignments``: each translation's word links. Where a
+        translation may be wrong, ``warnings`` says so, naming the sentence (format text)."""
         worker = worker_for(request.model)
         texts = [request.text] if request.texts is None else request.texts
         out: dict[str, Any] = {"model": worker.name, "beam_size": request.beam_size}
@@ -171,6 +173,9 @@ def create_app(
             work = worker.translate(texts, request.beam_size, alignments=request.alignments)
             found = [options[0] for options in await in_time(work)]
             translations = [t.text for t in found]
+            if any(t.warnings for t in found):
+                notes = [t.warnings for t in found]
+                out["warnings"] = notes[0] if request.texts is None else notes
             if request.alignments:
                 utf16 = request.offsets == "utf16"
                 links = [link_records(text, t, utf16) for text, t in zip(texts, found, strict=True)]

@@ -20,7 +20,10 @@ when more ``alternatives`` (the n-best list) are asked for. ``format=html`` tran
 block's sentences whole and puts the tags back around the words aligned to theirs
 (``heedful.markup``). A source equal to the target comes back as it was. ``alignments=true``
 (format text; a field clients of LibreTranslate ignore) adds ``alignments``: each translation's
-word links as heedful's /translate gives them (code point offsets).
+word links as heedful's /translate gives them (code point offsets). An answer where a
+translation may be wrong (format text) carries heedful's ``warnings`` as its /translate does:
+each names its sentence and what ("'We need to buy milk, eggs and bread.': may leave out
+'eggs'"); LibreTranslate's clients ignore it.
 """
 
 from __future__ import annotations
@@ -130,7 +133,7 @@ class LibreTranslate:
             if code not in self.codes:
                 raise HTTPException(400, f"{code} is not supported")
 
-        links = None
+        links, notes = None, [[] for _ in texts]
         if source == target:
             best, others = list(texts), [[] for _ in texts]
             links = [[link.record() for link in copied(t)] for t in texts]
@@ -152,6 +155,7 @@ class LibreTranslate:
             best = [options[0].text for options in found]
             others = [_unique([o.text for o in options[1:]], options[0].text) for options in found]
             links = [[link.record() for link in options[0].alignment or []] for options in found]
+            notes = [options[0].warnings for options in found]
 
         one = isinstance(q, str)
         answer: dict[str, Any] = {"translatedText": best[0] if one else best}
@@ -161,6 +165,8 @@ class LibreTranslate:
             answer["alternatives"] = others[0] if one else others
         if alignments:
             answer["alignments"] = links[0] if one else links
+        if any(notes):  # heedful's own, which LibreTranslate's clients ignore as "alignments"
+            answer["warnings"] = notes[0] if one else notes
         return answer
 
 

@@ -116,6 +116,12 @@ class TranslateResponse(BaseModel):
     alignments: list[list[WordLink]] | None = Field(
         None, description='with "alignments": the links of each of "translations"'
     )
+    warnings: list[str] | list[list[str]] | None = Field(
+        None,
+        description='what may be wrong with the translation (of each of "translations"), each '
+        "naming its sentence: \"'We need to buy milk, eggs and bread.': may leave out 'eggs'\"; "
+        "only when there is any",
+    )
 
 
 Kind = Literal["cross", "encoder", "decoder"]
