@@ -39,3 +39,18 @@ def test_a_pool_of_the_bundled_model_translates_as_one_translator(sources):
             assert pool.translate(sources[:20], beam) == [t.text for t in one[:20]]
             tokens = [h[0].tokens for h in translator.generate(ids, beam)]
             assert pool.generate_tokens(ids, beam) == tokens
+
+
+def test_the_warnings_of_a_worker_are_raised_in_the_caller():
+    texts = [
+        "I have a dog.",
+        "We need to buy milk, eggs and bread.",
+        "Bonjour, je suis très content de vous voir aujourd'hui.",
+    ]
+    with TranslatorPool(model_dir("en-fr"), 2) as pool:
+        with pytest.warns(UserWarning) as raised:
+            found = pool.translate_n_best(texts)
+    left_out, kept = sorted((str(w.message) for w in raised), key=lambda m: "French" in m)
+    assert "1 translation may leave out" in left_out and "'eggs'" in left_out
+    assert "1 sentence already in French" in kept
+    assert found[1][0].warnings == ["'We need to buy milk, eggs and bread.': may leave out 'eggs'"]

@@ -14,7 +14,9 @@ the pool's translations and links are the single translator's (their scores to f
 rounding, about 1e-6); an int8 model's activations are quantised with one scale per product,
 and some of its translations change with the sentences beside them, as they do with
 ``--batch-size`` (60 of the first 1,200 es -> en dev sentences, greedy). The answers come back
-from the workers pickled, between the caller's own processes; no file is ever unpickled.
+from the workers pickled, between the caller's own processes; no file is ever unpickled. So do
+the warnings a worker's call raised ("1 translation may leave out a word ..."), raised again in
+the caller, where its filters and the CLI's one-line format apply.
 
     with TranslatorPool("models/es-en", workers=2) as pool:
         pool.translate(["Hola.", "¿Qué tal?"])
@@ -106,13 +108,16 @@ class TranslatorPool:
         order = sorted(range(len(items)), key=lambda i: len(items[i]))
         parts = [order[k :: self.workers] for k in range(self.workers)]
         futures: list[tuple[list[int], Future]] = [
-            (part, self._executor.submit(work, [items[i] for i in part], *arguments))
+            (part, self._executor.submit(_warned, work, [items[i] for i in part], *arguments))
             for part in parts
             if part
         ]
         out: list = [None] * len(items)
         for part, future in futures:
-            for i, answer in zip(part, future.result(), strict=True):
+            answers, raised = future.result()
+            for message, category in raised:
+                warnings.warn(message, category, stacklevel=3)
+            for i, answer in zip(part, answers, strict=True):
                 out[i] = answer
         return out
 
@@ -141,6 +146,15 @@ def _ready() -> int:
         raise _failure
     time.sleep(0.05)  # long enough for the other workers to take the other calls
     return os.getpid()
+
+
+def _warned(work, *arguments) -> tuple[Any, list[tuple[str, type[Warning]]]]:
+    """``work(*arguments)`` in a worker, and the warnings it raised, for the caller to raise."""
+    with warnings.catch_warnings(record=True) as raised:
+        warnings.simplefilter("always")
+        warnings.filterwarnings("ignore", category=UserWarning, module="torch")
+        answers = work(*arguments)
+    return answers, [(str(w.message), w.category) for w in raised]
 
 
 def _translate(texts, options, alignments) -> list[list[Translation]]:
