@@ -200,3 +200,16 @@ def test_the_answers_carry_what_may_be_wrong_with_each_translation(client, trans
     many = client.post("/libretranslate/translate", json={"q": TEXTS[:2], "source": "es",
                                                           "target": "en"})  # fmt: skip
     assert many.json()["warnings"] == expected
+
+
+def test_an_html_fragment_s_answer_carries_its_blocks_warnings(client):
+    web = "Mi web es <b>https://example.org/docs</b> y mi correo ana@example.com."
+    fragment = f"<p>{TEXTS[0]}</p><p>{web}</p>"
+    r = client.post("/translate", json={"texts": [fragment, HTML], "format": "html"})
+    assert r.status_code == 200, r.text
+    (first, second) = r.json()["warnings"]
+    assert second == [] and first == [
+        "'Mi web es https://example.org/docs y mi correo ana@example.c': may leave out 'correo'"
+    ]
+    fields = {"q": fragment, "source": "es", "target": "en", "format": "html"}
+    assert client.post("/libretranslate/translate", json=fields).json()["warnings"] == first

@@ -2,7 +2,7 @@
 
     POST /translate   {"text": "Hola."} or {"texts": [...]}, "model", "beam_size", "format"
                       (text or html), "alignments" (word links), "offsets"; the answer
-                      has "warnings" where a translation may be wrong (format text)
+                      has "warnings" where a translation may be wrong
     POST /attention   {"text": ..., "kind", "layer", "head", "level", "top"}: tokens and weights
     GET  /models      what each model translates
     GET  /health      liveness, and each model's queue
@@ -162,13 +162,17 @@ def create_app(
         """Translate one text or a list of them (batched with other requests waiting); a blank
         text in a list is translated as "". ``format: html``: HTML fragments, tags kept around
         the words aligned to theirs. ``alignments``: each translation's word links. Where a
-        translation may be wrong, ``warnings`` says so, naming the sentence (format text)."""
+        translation may be wrong, ``warnings`` says so, naming the sentence."""
         worker = worker_for(request.model)
         texts = [request.text] if request.texts is None else request.texts
         out: dict[str, Any] = {"model": worker.name, "beam_size": request.beam_size}
         if request.format == "html":
             markups = await parse(texts)
-            translations = await translate_markups(worker, in_time, markups, request.beam_size)
+            translations, notes = await translate_markups(
+                worker, in_time, markups, request.beam_size
+            )
+            if any(notes):
+                out["warnings"] = notes[0] if request.texts is None else notes
         else:
             work = worker.translate(texts, request.beam_size, alignments=request.alignments)
             found = [options[0] for options in await in_time(work)]

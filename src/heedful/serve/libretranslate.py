@@ -21,7 +21,7 @@ block's sentences whole and puts the tags back around the words aligned to their
 (``heedful.markup``). A source equal to the target comes back as it was. ``alignments=true``
 (format text; a field clients of LibreTranslate ignore) adds ``alignments``: each translation's
 word links as heedful's /translate gives them (code point offsets). An answer where a
-translation may be wrong (format text) carries heedful's ``warnings`` as its /translate does:
+translation may be wrong carries heedful's ``warnings`` as its /translate does:
 each names its sentence and what ("'We need to buy milk, eggs and bread.': may leave out
 'eggs'"); LibreTranslate's clients ignore it.
 """
@@ -145,7 +145,7 @@ class LibreTranslate:
             )
         elif markups is not None:
             worker = self.pairs[source, target]
-            best = await translate_markups(worker, self.in_time, markups, BEAM_SIZE)
+            best, notes = await translate_markups(worker, self.in_time, markups, BEAM_SIZE)
             others = [[] for _ in texts]  # as LibreTranslate: no alternatives for HTML
         else:
             worker = self.pairs[source, target]

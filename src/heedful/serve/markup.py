@@ -27,8 +27,14 @@ async def translate_markups(
     in_time: Callable[[Awaitable], Awaitable],
     markups: list[Markup],
     beam_size: int,
-) -> list[str]:
-    """Each parsed fragment translated, its texts in one request to ``worker``."""
+) -> tuple[list[str], list[list[str]]]:
+    """Each parsed fragment translated, its texts in one request to ``worker``; and what may be
+    wrong with each fragment's translation (its texts' ``Translation.warnings``, in order)."""
     texts = [text for markup in markups for text in markup.texts]
     found = await in_time(worker.translate(texts, beam_size, alignments=True)) if texts else []
-    return await run_in_threadpool(render_all, markups, found)
+    notes, at = [], 0
+    for markup in markups:
+        n = len(markup.segments)
+        notes.append([note for options in found[at : at + n] for note in options[0].warnings])
+        at += n
+    return await run_in_threadpool(render_all, markups, found), notes
