@@ -29,3 +29,18 @@ def fresh_build(monkeypatch, tmp_path):
     native._library.cache_clear()
     yield tmp_path
     native._library.cache_clear()
+
+
+@pytest.fixture(scope="module")
+def tiny_decoder():
+    """An untrained tiny model built for inference whose outputs end now and then (end of
+    sentence favoured), for the beam's rescoring (tests/test_coverage.py, test_dropped.py)."""
+    from heedful.config import ModelConfig
+    from heedful.inference import for_inference
+    from heedful.model import Transformer
+
+    torch.manual_seed(3)
+    model = Transformer(ModelConfig.tiny(60, max_positions=128)).eval()
+    model.logits_bias = torch.zeros(60)
+    model.logits_bias[model.config.eos_id] = 1.5
+    return for_inference(model)

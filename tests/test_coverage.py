@@ -12,10 +12,7 @@ import torch
 from heedful import coverage, decoding
 from heedful.aligning import Trails
 from heedful.bundled import model_dir
-from heedful.config import ModelConfig
 from heedful.decoding import DecodingOptions, generate
-from heedful.inference import for_inference
-from heedful.model import Transformer
 from heedful.search import Hypothesis
 from heedful.translator import Translator
 
@@ -42,12 +39,8 @@ def test_rescoring_puts_the_hypothesis_that_covers_the_source_first():
 
 
 @pytest.fixture(scope="module")
-def tiny():
-    torch.manual_seed(3)
-    model = Transformer(ModelConfig.tiny(60, max_positions=128)).eval()
-    model.logits_bias = torch.zeros(60)
-    model.logits_bias[model.config.eos_id] = 1.5
-    return for_inference(model)
+def tiny(tiny_decoder):
+    return tiny_decoder
 
 
 def sources(n: int) -> list[list[int]]:

@@ -81,8 +81,8 @@ class Translation:
     tokens: list[int]  # generated ids, ending with end-of-sentence unless cut at max_length
     alignment: list[WordLink] | None = None  # with alignments=True: spans of the source text
     # given and of ``text``, sorted by source then target
-    # what may be wrong with it, each naming its sentence ("may leave out 'eggs' (of 'We need to
-    # buy milk, eggs and bread.')"): the warnings a call raises, by text (the server's answers)
+    # what may be wrong with it, each naming its sentence ("'We need to buy milk, eggs and
+    # bread.': may leave out 'eggs'"): the warnings a call raises, by text (the APIs' answers)
     warnings: list[str] = field(default_factory=list)
 
 
@@ -268,7 +268,6 @@ def translate_sentences(translator, sentences: list[str], in_capitals: list[bool
     warning); ``in_capitals``: whether each is in a paragraph in capitals."""
     tokenizer = translator.tokenizer
     prepared = [prepare(translator, s, c) for s, c in zip(sentences, in_capitals, strict=True)]
-
     src_ids = tokenizer.encode_batch([p.text for p in prepared])
     todo, unreadable, kept = [], [], []
     carried: dict[int, Unreadable] = {}  # sources with words the model cannot read
@@ -336,7 +335,7 @@ def translate_sentences(translator, sentences: list[str], in_capitals: list[bool
     for i, note in language_notes.items():
         notes[i].append(note)
     empty = [] if alignments else None
-    out = [[Translation("", 0.0, [], empty, notes[i])] for i in range(len(sentences))]
+    out = [[Translation("", 0.0, [], empty, list(notes[i]))] for i in range(len(sentences))]
     for i in kept:  # as given, numbers written the target language's way
         text = finish(translator, prepared[i], None, prepared[i].text).text
         out[i] = [Translation(text, 0.0, [], in_order(sentences[i], text) if alignments else None)]
@@ -344,13 +343,13 @@ def translate_sentences(translator, sentences: list[str], in_capitals: list[bool
         if i in as_written:  # already in the target language
             text = sentences[i]
             linked = in_order(text, text) if alignments else None
-            out[i] = [Translation(text, 0.0, [], linked, notes[i])]
+            out[i] = [Translation(text, 0.0, [], linked, list(notes[i]))]
             continue
         out[i] = []
         for option, h in enumerate(found):
             done = finish(translator, prepared[i], carried.get(i), translator._text(h.tokens))
             alignment = links.of(i, option, done) if links else None
-            out[i].append(Translation(done.text, h.score, h.tokens, alignment, notes[i]))
+            out[i].append(Translation(done.text, h.score, h.tokens, alignment, list(notes[i])))
     return out
 
 
