@@ -102,3 +102,20 @@ def test_a_translation_that_still_drops_a_word_is_named_in_a_warning(en_fr):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         en_fr.translate(["I have a dog.", "The house was carried away by the flood."])
+
+
+def test_a_word_the_translation_depends_on_is_not_named(en_fr, monkeypatch):
+    """ "ago" gets little of the aligning head's attention in "... il y a quelques minutes.", but
+    hidden from the model it costs the translation 6.6 of log-probability: rendered, not
+    dropped. "butter", dropped, costs nothing."""
+    sentences = ["Tom was here just a few minutes ago.", "I like butter better than cheese."]
+    with pytest.warns(UserWarning, match="may leave out") as raised:
+        found = en_fr.translate(sentences, alignments=True)
+    assert found[0].warnings == [] and found[1].warnings == [
+        "'I like butter better than cheese.': may leave out 'butter'"
+    ]
+    assert "1 translation" in str(raised[0].message)
+    monkeypatch.setattr(dropped, "USED", float("inf"))  # every word flagged counts as dropped
+    with pytest.warns(UserWarning, match="2 translations may leave out"):
+        found = en_fr.translate(sentences, alignments=True)
+    assert found[0].warnings == ["'Tom was here just a few minutes ago.': may leave out 'ago'"]

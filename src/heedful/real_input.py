@@ -313,7 +313,8 @@ def translate_sentences(translator, sentences: list[str], in_capitals: list[bool
         watched=[pieces for _, pieces in watched], **hook,
     )  # fmt: skip
     best = {i: found[0] for i, found in zip(todo, hypotheses, strict=True) if found}
-    left_out = dropped.warn(translator, sentences, best, dict(zip(todo, watched, strict=True)))
+    by_sentence = dict(zip(todo, watched, strict=True))
+    left_out = dropped.warn(translator, sentences, best, by_sentence, src_ids)
     for i, note in left_out.items():
         notes[i].append(note)
     cut = [i for i, found in zip(todo, hypotheses, strict=True)
