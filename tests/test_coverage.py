@@ -38,11 +38,6 @@ def test_rescoring_puts_the_hypothesis_that_covers_the_source_first():
     assert [h.tokens for h in coverage.rescored([short, full], 0.0)] == [[5, 2], [5, 6, 2]]
 
 
-@pytest.fixture(scope="module")
-def tiny(tiny_decoder):
-    return tiny_decoder
-
-
 def sources(n: int) -> list[list[int]]:
     rng = torch.Generator().manual_seed(7)
     lengths = torch.randint(2, 12, (n,), generator=rng).tolist()
@@ -53,14 +48,16 @@ def sources(n: int) -> list[list[int]]:
     "continuous, keep_attention",
     [(True, False), (False, False), (False, True)],  # rows refilled; batch by batch; traces
 )  # the weights: kept as decoding goes (Trails; each hypothesis's trace), or a forced pass
-def test_beam_search_keeps_the_n_best_by_score_plus_penalty(tiny, continuous, keep_attention):
-    src, layer = sources(12), tiny.config.n_decoder_layers - 1
+def test_beam_search_keeps_the_n_best_by_score_plus_penalty(
+    tiny_decoder, continuous, keep_attention
+):
+    src, layer = sources(12), tiny_decoder.config.n_decoder_layers - 1
     common = dict(beam_size=4, continuous=continuous, batch_size=5)
-    plain = generate(tiny, src, DecodingOptions(n_best=4, coverage_penalty=0, **common),
+    plain = generate(tiny_decoder, src, DecodingOptions(n_best=4, coverage_penalty=0, **common),
                      banned=[0])  # fmt: skip
     found = generate(
-        tiny, src, DecodingOptions(n_best=2, coverage_penalty=3.0, **common), banned=[0],
-        aligning=Trails(layer, range(tiny.config.n_heads)), keep_attention=keep_attention,
+        tiny_decoder, src, DecodingOptions(n_best=2, coverage_penalty=3.0, **common), banned=[0],
+        aligning=Trails(layer, range(tiny_decoder.config.n_heads)), keep_attention=keep_attention,
     )  # fmt: skip
     reranked = 0
     for source, options, every in zip(src, found, plain, strict=True):
@@ -78,13 +75,15 @@ def test_beam_search_keeps_the_n_best_by_score_plus_penalty(tiny, continuous, ke
     assert reranked  # the penalty changed some sentence's best
 
 
-def test_a_coverage_penalty_needs_the_aligning_heads_and_is_not_negative(tiny):
+def test_a_coverage_penalty_needs_the_aligning_heads_and_is_not_negative(tiny_decoder):
     with pytest.raises(ValueError, match="aligning"):
-        generate(tiny, sources(2), DecodingOptions(coverage_penalty=0.1), banned=[0])
+        generate(tiny_decoder, sources(2), DecodingOptions(coverage_penalty=0.1), banned=[0])
     with pytest.raises(ValueError, match="coverage_penalty"):
         DecodingOptions(coverage_penalty=-0.1)
     # greedy search and sampling have none to apply, and need no heads
-    generate(tiny, sources(2), DecodingOptions(beam_size=1, coverage_penalty=0.1), banned=[0])
+    generate(
+        tiny_decoder, sources(2), DecodingOptions(beam_size=1, coverage_penalty=0.1), banned=[0]
+    )
 
 
 @pytest.fixture(scope="module")

@@ -42,24 +42,21 @@ def test_near_the_best_score_the_hypothesis_dropping_fewer_watched_words_comes_f
     assert [h.tokens for h in coverage.rescored([best, near], 0.0)] == [[5, 2], [5, 6, 2]]
 
 
-@pytest.fixture(scope="module")
-def tiny(tiny_decoder):
-    return tiny_decoder
-
-
 @pytest.mark.parametrize("continuous", [True, False])  # rows refilled; batch by batch
-def test_beam_search_ranks_by_the_watched_words_of_each_source(tiny, continuous, monkeypatch):
+def test_beam_search_ranks_by_the_watched_words_of_each_source(
+    tiny_decoder, continuous, monkeypatch
+):
     # an untrained model's hypotheses: one of 1 token and one of 3 within 0.84 of each other
     monkeypatch.setattr(coverage, "COVERED", 0.15)
     monkeypatch.setattr(coverage, "MARGIN", 1.0)
     rng = torch.Generator().manual_seed(11)
     src = [torch.randint(4, 60, (k,), generator=rng).tolist() + [2] for k in (9, 4, 7, 11, 6)]
     watched = [[[p] for p in range(len(s) - 1)] for s in src]  # every piece a watched word
-    aligning = Trails(tiny.config.n_decoder_layers - 1, range(tiny.config.n_heads))
+    aligning = Trails(tiny_decoder.config.n_decoder_layers - 1, range(tiny_decoder.config.n_heads))
     common = dict(beam_size=4, continuous=continuous, batch_size=2, coverage_penalty=0.1)
-    every = generate(tiny, src, DecodingOptions(n_best=4, **common), banned=[0],
+    every = generate(tiny_decoder, src, DecodingOptions(n_best=4, **common), banned=[0],
                      aligning=aligning)  # fmt: skip
-    found = generate(tiny, src, DecodingOptions(n_best=1, **common), banned=[0],
+    found = generate(tiny_decoder, src, DecodingOptions(n_best=1, **common), banned=[0],
                      aligning=aligning, watched=watched)  # fmt: skip
     changed = 0
     for options, best, words in zip(every, found, watched, strict=True):

@@ -69,6 +69,9 @@ def rescored(
     if not watched or not scored:
         return sorted(scored, key=lambda h: -h.score)
     near = max(h.score for h in scored) - MARGIN
-    lost = {id(h): len(dropped(h.attention, watched)) if h.score >= near else len(watched)
-            for h in scored}  # fmt: skip
-    return sorted(scored, key=lambda h: (lost[id(h)], -h.score))
+
+    def rank(h: Hypothesis) -> tuple[int, float]:  # words dropped (all, if too far off), score
+        lost = len(dropped(h.attention, watched)) if h.score >= near else len(watched)
+        return lost, -h.score
+
+    return sorted(scored, key=rank)

@@ -43,10 +43,10 @@ import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-import torch
-
 from heedful import coverage
 from heedful.decoding import fit_source
+from heedful.explain.erasure import hidden_log_probs
+from heedful.explain.words import word_groups
 
 if TYPE_CHECKING:
     from heedful.real_input import Prepared
@@ -68,19 +68,12 @@ def watched(translator, prepared: Prepared, ids: list[int]) -> Watched:
         return [], []
     common = lexicon.most_read(COMMON)
     kept = set() if prepared.protected is None else set(prepared.protected.placeholders)
-    eos = translator.config.eos_id
-    limit = translator.config.max_positions - 1  # what fit_source keeps of a long source
-    words: list[list] = []  # [text, positions of its pieces with a letter]
-    for at, piece in enumerate(pieces_of([i for i in ids[:limit] if i != eos])):
-        if piece.startswith("▁") or not words:
-            words.append([piece.lstrip("▁"), []])
-        else:
-            words[-1][0] += piece
-        if any(c.isalpha() for c in piece):
-            words[-1][1].append(at)
+    eos, limit = translator.config.eos_id, translator.config.max_positions - 1  # as fit_source
+    pieces = pieces_of([i for i in ids[:limit] if i != eos])
     out_words, out_pieces = [], []
-    for text, positions in words:
-        word = text.strip(_STRIP)
+    for group in word_groups(pieces):
+        word = "".join(pieces[p] for p in group).lstrip("▁").strip(_STRIP)
+        positions = [p for p in group if any(c.isalpha() for c in pieces[p])]
         if positions and word not in kept and word.lower() not in common:
             out_words.append(word)
             out_pieces.append(positions)
@@ -116,22 +109,14 @@ def warn(translator, sentences: list[str], found: dict[int, Hypothesis],
     return notes
 
 
-@torch.inference_mode()
 def unused(translator, src_ids: list[int], tokens: list[int], pieces: list[list[int]],
            words: list[int]) -> list[int]:  # fmt: skip
     """Of ``words`` (each its ``pieces``' positions in ``src_ids``), those the translation
-    ``tokens`` does not depend on: with the word hidden (its pieces padding, which attention
-    masks out; heedful.explain.erasure), the translation's log-probability falls by less than
-    ``USED``. One forced pass over the source and a copy per word."""
+    ``tokens`` does not depend on: with the word hidden (heedful.explain.erasure), the
+    translation's log-probability falls by less than ``USED``."""
     config = translator.config
-    device = next(translator.model.parameters()).device
-    source = fit_source(src_ids, config, quiet=True)
-    rows = torch.tensor([source], device=device).repeat(len(pieces) + 1, 1)
-    for k, positions in enumerate(pieces, 1):
-        rows[k, positions] = config.pad_id
     tokens = tokens[: config.max_positions]
-    given = torch.tensor([[config.start_id, *tokens[:-1]]], device=device).expand(len(rows), -1)
-    wanted = torch.tensor(tokens, device=device).expand(len(rows), -1)
-    log_p = translator.model(rows, given).float().log_softmax(-1)
-    log_p = log_p.gather(-1, wanted[..., None])[..., 0].sum(-1)  # [1 + words]
+    log_p = hidden_log_probs(
+        translator.model, fit_source(src_ids, config, quiet=True), tokens, pieces
+    ).sum(-1)  # [1 + words]
     return [w for k, w in enumerate(words, 1) if (log_p[0] - log_p[k]).item() < USED]

@@ -20,6 +20,28 @@ BATCH = 16  # erased copies per forward pass
 
 
 @torch.inference_mode()
+def hidden_log_probs(
+    model: nn.Module, src_ids: list[int], tgt_ids: list[int], hidden: list[list[int]]
+) -> Tensor:
+    """[1 + len(hidden), T] log p of each of ``tgt_ids`` (forced) given ``src_ids`` whole (the
+    first row), then with each group of source positions of ``hidden`` hidden in turn."""
+    config = model.config
+    device = next(model.parameters()).device
+    src = torch.tensor([src_ids], device=device).repeat(len(hidden) + 1, 1)  # [1 + G, S]
+    for k, group in enumerate(hidden, 1):
+        src[k, group] = config.pad_id
+    tgt_in = torch.tensor([[config.start_id, *tgt_ids[:-1]]], device=device)  # [1, T]
+    wanted = torch.tensor(tgt_ids, device=device)
+    log_p = []
+    for start in range(0, src.shape[0], BATCH):
+        part = src[start : start + BATCH]
+        logits = model(part, tgt_in.expand(part.shape[0], -1)).float()  # [b, T, V]
+        log_p.append(
+            logits.log_softmax(-1).gather(-1, wanted.expand(part.shape[0], -1)[..., None])[..., 0]
+        )
+    return torch.cat(log_p)  # [1 + G, T]
+
+
 def erasure_scores(
     model: nn.Module,
     src_ids: list[int],
@@ -32,23 +54,9 @@ def erasure_scores(
     theirs (one per id), which define the words."""
     if len(source_pieces) != len(src_ids) or len(target_pieces) != len(tgt_ids):
         raise ValueError("erasure needs one piece per id, on both sides")
-    config = model.config
     columns = source_words(source_pieces)
     rows = target_words(target_pieces)
-    device = next(model.parameters()).device
-    src = torch.tensor([src_ids], device=device).repeat(len(columns) + 1, 1)  # [1 + Sw, S]
-    for k, group in enumerate(columns, 1):
-        src[k, group] = config.pad_id
-    tgt_in = torch.tensor([[config.start_id, *tgt_ids[:-1]]], device=device)  # [1, T]
-    wanted = torch.tensor(tgt_ids, device=device)
-    log_p = []
-    for start in range(0, src.shape[0], BATCH):
-        part = src[start : start + BATCH]
-        logits = model(part, tgt_in.expand(part.shape[0], -1)).float()  # [b, T, V]
-        log_p.append(
-            logits.log_softmax(-1).gather(-1, wanted.expand(part.shape[0], -1)[..., None])[..., 0]
-        )
-    log_p = torch.cat(log_p)  # [1 + Sw, T]
+    log_p = hidden_log_probs(model, src_ids, tgt_ids, columns)  # [1 + Sw, T]
     drop = (log_p[:1] - log_p[1:]).T.cpu()  # [T, Sw]
     if not rows:
         return drop.new_zeros(0, len(columns))
