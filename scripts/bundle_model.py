@@ -25,6 +25,7 @@ from pathlib import Path
 import torch
 
 from heedful.checkpoint import load_model_dir, read_json, save_model_dir
+from heedful.explain.linked_words import LinkedWords
 from heedful.lexicon import Lexicon
 from heedful.training.average import average_model_dirs
 
@@ -203,6 +204,10 @@ def main() -> None:
         lexicon = Lexicon.load(path) or Lexicon.load(args.run)
         if lexicon is not None:
             lexicon.write(args.out)
+        # the words the training's alignment links joined (heedful.explain.linked_words)
+        linked = LinkedWords.load(path) or LinkedWords.load(args.run)
+        if linked is not None:
+            linked.write(args.out)
         meta = read_json(args.out / "config.json")
         params = sum(p.numel() for p in model.parameters())
         shipped = evaluate(args.out, dev, args.beam, args.limit)  # the bf16 weights as shipped

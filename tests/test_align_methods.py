@@ -239,7 +239,8 @@ def test_the_record_round_trips_through_the_model_directory(model_dir, tmp_path)
     meta = json.loads((directory / "config.json").read_text())
     assert meta["alignment"] == {"method": "shift", "layer": 1, "heads": [0, 2],
                                  "normalize": "source", "links": "grow-diag-final-and",
-                                 "spelling": 0.0, "chosen_on": "dev.gold", "aer": 0.25}  # fmt: skip
+                                 "spelling": 0.0, "linked": 0.0, "chosen_on": "dev.gold",
+                                 "aer": 0.25}  # fmt: skip
     assert meta["model"] == json.loads((model_dir / "config.json").read_text())["model"]
     Translator.load(directory)  # still a model directory
 
@@ -351,6 +352,52 @@ def test_choose_weighs_the_words_spelling_where_it_helps():
     best, tried = choose([pair], gold, "hand-made", methods=("shift",))
     assert best.spelling > 0 and best.aer == 0.0 and links_of(pair, best) == truth
     assert min(c.aer for c in tried if not c.spelling) > 0.5
+
+
+def test_choose_weighs_the_words_the_training_linked_where_it_helps():
+    """Words spelt nothing alike; every head attends one word off; the training's links join
+    each source word to its target word: only with them does the choice get every link, and
+    without their table it tries no such weight."""
+    sources = ["▁dog", "▁house", "▁cat", "▁tree", "▁water", "▁bread"]
+    targets = ["▁chien", "▁maison", "▁chat", "▁arbre", "▁eau", "▁pain"]
+    n = len(sources)
+    torch.manual_seed(0)
+    off = torch.eye(n + 1)[[n, *[(j + 1) % n for j in range(n)]]]  # row j + 1 reads word j
+    cross = (off + 0.05 * torch.rand(2, 3, n + 1, n + 1)).softmax(-1)
+    attended = Attended("", "", [*sources, "</s>"], [*targets, "</s>"], None, None, cross)
+    truth = {(j, j) for j in range(n)}
+    gold = [Gold(truth, set(truth))]
+    pair = Pair(attended, linked=torch.eye(n))
+    best, tried = choose([pair], gold, "hand-made", methods=("shift",))
+    assert best.linked > 0 and best.aer == 0.0 and links_of(pair, best) == truth
+    assert min(c.aer for c in tried if not c.linked) > 0.5
+    _, without = choose([Pair(attended)], gold, "hand-made", methods=("shift",))
+    assert not any(c.linked for c in without)
+    with pytest.raises(ValueError, match="has no linked-words.tsv"):
+        links_of(Pair(attended), best)
+
+
+def test_align_weighs_the_model_directory_s_linked_words(model_dir, files, tmp_path, capsys):
+    from heedful.explain.alignment_choice import linked_of
+    from heedful.explain.linked_words import LinkedWords
+
+    args = ["--source", files("src", SOURCES), "--target", files("tgt", TARGETS)]
+    assert main(["align", "--model", str(model_dir), *args, "--linked", "1"]) == 1
+    assert "has no linked-words.tsv" in capsys.readouterr().err
+    directory = tmp_path / "mt"
+    shutil.copytree(model_dir, directory)
+    pairs = zip(SOURCES, TARGETS, strict=True)
+    words = [(s.rstrip(".").split(), t.rstrip(".").split()) for s, t in pairs]
+    links = [{(i, i) for i in range(min(len(s), len(t)))} for s, t in words]
+    LinkedWords.count([s for s, _ in words], [t for _, t in words], links).write(directory)
+    translator = Translator.load(directory)
+    assert translator.linked_words is not None
+    assert main(["align", "--model", str(directory), *args, "--linked", "1"]) == 0
+    method = replace(read_method(directory), linked=1.0).resolve(2, 4)
+    forced = [translator.attend(s, t) for s, t in zip(SOURCES, TARGETS, strict=True)]
+    expected = [links_of(Pair(a, linked=linked_of(translator, a)), method) for a in forced]
+    assert capsys.readouterr().out.splitlines() == [format_links(e) for e in expected]
+    assert [align_pair(translator, a, method) for a in forced] == expected
 
 
 # --- the command ----------------------------------------------------------------------------

@@ -312,6 +312,27 @@ def test_guided_alignment_is_logged_and_recorded(straight_real_input):
     assert links[0].startswith("# eflomal") and len(links) > 400
 
 
+def test_the_run_keeps_the_words_its_links_joined_and_the_script_counts_them_again(
+    straight_real_input, tmp_path
+):
+    """linked-words.tsv (heedful.explain.linked_words): written with the model; for a run made
+    before that, scripts/linked_words.py counts the same table from the run's config and links."""
+    import subprocess
+    import sys
+
+    from heedful.explain.linked_words import LinkedWords
+
+    table = LinkedWords.load(straight_real_input)
+    assert table is not None and table.dice[(".", ".")] > 0.5
+    script = Path(__file__).resolve().parents[1] / "scripts" / "linked_words.py"
+    done = subprocess.run(
+        [sys.executable, str(script), str(straight_real_input), "--out", str(tmp_path)],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert "word pairs from" in done.stdout
+    assert LinkedWords.load(tmp_path).dice == table.dice
+
+
 def test_resume_with_augmentation_and_alignment_is_bit_identical(tmp_path, straight_real_input):
     half = tmp_path / "half"
     half.mkdir()

@@ -21,6 +21,7 @@ unknown piece) works the same way.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -35,6 +36,7 @@ from heedful.attended import Attended
 from heedful.decoding import EXTRA_LENGTH, DecodingOptions
 from heedful.explain.alignment_methods import AlignmentMethod, method_from_meta
 from heedful.explain.alignment_spans import WordLink
+from heedful.explain.linked_words import LinkedWords
 from heedful.inference import for_inference
 from heedful.lexicon import Lexicon
 from heedful.loading import load_model
@@ -86,6 +88,8 @@ class Translator:
         # the words the model read in training (heedful.lexicon), if its directory lists them:
         # names it never read are protected, accents typed without are put back
         self.lexicon: Lexicon | None = None
+        # the directory it was loaded from (``Translator.load``), where ``linked_words`` are read
+        self.model_dir: Path | None = None
         data = self.meta.get("data", {})
         self.source_language, self.target_language = data.get("src"), data.get("tgt")
         self._splitter = SentenceSplitter(self.source_language)
@@ -107,7 +111,14 @@ class Translator:
         model, tokenizer, meta = load_model(model_dir, device=device, task="translation")
         translator = cls(for_inference(model, quantize), tokenizer, meta)
         translator.lexicon = Lexicon.load(model_dir)
+        translator.model_dir = Path(model_dir)
         return translator
+
+    @functools.cached_property
+    def linked_words(self) -> LinkedWords | None:
+        """The words its training's alignment links joined (heedful.explain.linked_words), if its
+        directory has them: read when an alignment method with a ``linked`` weight first asks."""
+        return None if self.model_dir is None else LinkedWords.load(self.model_dir)
 
     # --- text ----------------------------------------------------------------------------------
 

@@ -8,11 +8,11 @@ heedful align --model DIR --source dev.src --target dev.tgt --gold dev.gold --ch
 By default the method the model directory records (config.json, "alignment"), else the default:
 cross-attention of the layer before last, averaged over its heads, at the step predicting each
 target token (Garg et al., 2019). ``--method``, ``--layer``, ``--heads``, ``--normalize``,
-``--links`` and ``--spelling`` change one part of it (heedful.explain.alignment_methods). With
-``--gold`` the alignment error rate is reported on stderr, for every layer of an attention method,
-and the layer with the lowest is used unless ``--layer`` is given. ``--choose`` tries every
-method on the gold set, prints each one's AER and records the best in the model directory:
-choose on development data only.
+``--links``, ``--spelling`` and ``--linked`` change one part of it
+(heedful.explain.alignment_methods). With ``--gold`` the alignment error rate is reported on
+stderr, for every layer of an attention method, and the layer with the lowest is used unless
+``--layer`` is given. ``--choose`` tries every method on the gold set, prints each one's AER and
+records the best in the model directory: choose on development data only.
 
 Words are the whitespace-separated words of the texts, counted from 0. Output: one line per
 pair; when the command translates (no --target), it translates as ``heedful translate
@@ -80,6 +80,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "then no longer the model alone)",
     )  # fmt: skip
     parser.add_argument(
+        "--linked", type=float, metavar="W",
+        help="weight of how often the training's eflomal links joined two words (the model "
+        "directory's linked-words.tsv; 0: none; then no longer the model alone)",
+    )  # fmt: skip
+    parser.add_argument(
         "--beam", type=int, default=4, metavar="K", help="beam size (default 4); 1 is greedy"
     )
 
@@ -104,12 +109,14 @@ def run(args: argparse.Namespace) -> int:
             )
     if args.choose and not args.gold:
         raise ValueError("--choose needs --gold (and --source, --target): it chooses on gold links")
-    if args.spelling is not None and args.spelling < 0:
-        raise ValueError(f"--spelling must be 0 or more, not {args.spelling}")
-    given = (args.layer, args.heads, args.normalize, args.links, args.spelling)
-    if args.choose and given != (None,) * 5:
+    for name in ("spelling", "linked"):
+        if getattr(args, name) is not None and getattr(args, name) < 0:
+            raise ValueError(f"--{name} must be 0 or more, not {getattr(args, name)}")
+    given = (args.layer, args.heads, args.normalize, args.links, args.spelling, args.linked)
+    if args.choose and given != (None,) * 6:
         raise ValueError(
-            "--choose chooses the layer, heads, normalization, links and spelling weight itself"
+            "--choose chooses the layer, heads, normalization, links, spelling and linked "
+            "weights itself"
         )
     gold = None
     if args.gold:
@@ -169,7 +176,7 @@ def _method(recorded, args, config):
 
     method = recorded
     if args.method is not None and args.method != method.method:
-        keep = {"links": method.links, "spelling": method.spelling}
+        keep = {"links": method.links, "spelling": method.spelling, "linked": method.linked}
         if "erase" not in (args.method, method.method):
             keep |= {"layer": method.layer, "heads": method.heads, "normalize": method.normalize}
         method = AlignmentMethod(args.method, **keep)
@@ -184,6 +191,8 @@ def _method(recorded, args, config):
         changes["links"] = args.links
     if args.spelling is not None:
         changes["spelling"] = args.spelling
+    if args.linked is not None:
+        changes["linked"] = args.linked
     if changes:
         method = replace(method, chosen_on=None, aer=None, **changes)
     return method.resolve(config.n_decoder_layers, config.n_heads)
@@ -207,7 +216,7 @@ def _heads(given: str, n_heads: int) -> tuple[int, ...] | None:
 def _pairs(translator, lines, targets, args, *, methods: list[str]):
     """Each line's attention (its target forced, or its translation found; with the full
     method's pass if ``methods`` hold it) and, for the erase method, its erasure scores."""
-    from heedful.explain.alignment_choice import Pair
+    from heedful.explain.alignment_choice import Pair, linked_of
     from heedful.explain.erasure import erase_pair
 
     pairs = []
@@ -226,7 +235,7 @@ def _pairs(translator, lines, targets, args, *, methods: list[str]):
             if args.source is None:
                 raise
             raise ValueError(f"{args.source}, line {number}: {e}") from None
-        pairs.append(Pair(attended, erased))
+        pairs.append(Pair(attended, erased, linked_of(translator, attended)))
     return pairs
 
 

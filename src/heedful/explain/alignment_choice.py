@@ -4,7 +4,9 @@
 attention methods each decoder layer, both normalizations and both ways of linking, with heads
 chosen by greedy forward selection (start from none, add the head that lowers the AER most, stop
 when none does; every head together is a candidate too); each candidate also with the words'
-spelling at the weights ``SPELLING`` (``spelling_prior``; the model's heads are chosen without).
+spelling at the weights ``SPELLING`` (``spelling_prior``; the model's heads are chosen without),
+and, where the model directory has a table of the words its training links joined
+(``heedful.explain.linked_words``), at each weight ``LINKED`` of it too.
 The lowest AER wins; on a tie the candidate tried first (simpler: fewer heads, plain
 normalization, argmax, no spelling) wins. Choose on a
 development gold set only, never on the set you report.
@@ -37,29 +39,56 @@ from heedful.explain.alignment_methods import (
 )
 
 SPELLING = (1.0, 2.0, 4.0)  # the weights of the words' spelling that ``choose`` tries besides 0
+LINKED = (0.25, 0.5, 1.0)  # the weights of the training's linked words it tries besides 0
 
 
 @dataclass
 class Pair:
-    """One sentence pair as a method needs it: its attention (piece level, target forced) and,
-    for ``erase``, its erasure scores [target words, source words]."""
+    """One sentence pair as a method needs it: its attention (piece level, target forced); for
+    ``erase``, its erasure scores [target words, source words]; for a method with a ``linked``
+    weight, its words' ``LinkedWords.prior`` [target words, source words]."""
 
     attended: Attended
     erasure: Tensor | None = None
+    linked: Tensor | None = None
 
 
 def prepare(
     translator, sources: Sequence[str], targets: Sequence[str], *, erase: bool
 ) -> list[Pair]:
     """Forced decoding of each pair, causal and full-context (and its erasure scores if
-    ``erase``)."""
+    ``erase``; its linked words' prior if the translator has their table)."""
     from heedful.explain.erasure import erase_pair
 
     pairs = []
     for source, target in zip(sources, targets, strict=True):
         erased = erase_pair(translator, source, target) if erase else None
-        pairs.append(Pair(translator.attend(source, target, full_context=True), erased))
+        attended = translator.attend(source, target, full_context=True)
+        pairs.append(Pair(attended, erased, linked_of(translator, attended)))
     return pairs
+
+
+def linked_of(translator, attended: Attended) -> Tensor | None:
+    """The ``LinkedWords.prior`` of a pair's words, if the translator's model directory has the
+    table (``Translator.linked_words``)."""
+    table = getattr(translator, "linked_words", None)
+    if table is None:
+        return None
+    return _linked_prior(table, attended.source_pieces, attended.target_pieces)
+
+
+def _linked_prior(table, source_pieces: list[str], target_pieces: list[str]) -> Tensor:
+    sources = piece_words(source_pieces, source_words(source_pieces))
+    return table.prior(sources, piece_words(target_pieces, target_words(target_pieces)))
+
+
+def _needs_table(method: AlignmentMethod, found: Tensor | None) -> Tensor | None:
+    if method.linked and found is None:
+        raise ValueError(
+            f"the alignment method weighs linked words ({method.linked:g}) but the model "
+            "directory has no linked-words.tsv (heedful.explain.linked_words)"
+        )
+    return found
 
 
 def scores_of(pair: Pair, method: AlignmentMethod) -> Tensor:
@@ -77,7 +106,11 @@ def links_of(pair: Pair, method: AlignmentMethod) -> set[Link]:
     prior = prior_of(pair.attended.source_pieces, pair.attended.target_pieces) if (
         method.spelling
     ) else None  # fmt: skip
-    return link(scores_of(pair, method), method.normalize, method.links, prior, method.spelling)
+    linked = _needs_table(method, pair.linked)
+    return link(
+        scores_of(pair, method), method.normalize, method.links, prior, method.spelling,
+        linked, method.linked,
+    )  # fmt: skip
 
 
 def prior_of(source_pieces: list[str], target_pieces: list[str]) -> Tensor:
@@ -95,7 +128,8 @@ def align_pair(translator, attended: Attended, method: AlignmentMethod) -> set[L
         from heedful.explain.erasure import erase_pair
 
         erasure = erase_pair(translator, attended.source, attended.translation)
-    return links_of(Pair(attended, erasure), method)
+    linked = linked_of(translator, attended) if method.linked else None
+    return links_of(Pair(attended, erasure, linked), method)
 
 
 def align_ids(
@@ -124,9 +158,10 @@ def align_ids(
     apart = apart or [((), ())] * len(pairs)
     if pieces is None:
         pieces = [(source_pieces(src), tokenizer.pieces(tgt)) for src, tgt in pairs]
+    table = getattr(translator, "linked_words", None) if method.linked else None
     if method.method == "erase":
         return [
-            _link_apart(erasure_scores(model, src, tgt, *both), method, kept, both)
+            _link_apart(erasure_scores(model, src, tgt, *both), method, kept, both, table)
             for (src, tgt), both, kept in zip(pairs, pieces, apart, strict=True)
         ]
     weights = list(weights) if weights is not None else [None] * len(pairs)
@@ -144,22 +179,28 @@ def align_ids(
     out = []
     for mean, both, kept in zip(weights, pieces, apart, strict=True):
         scores = word_head_scores(mean.unsqueeze(0), *both, method.method)
-        out.append(_link_apart(scores[0], method, kept, both))
+        out.append(_link_apart(scores[0], method, kept, both, table))
     return out
 
 
-def _link_apart(scores: Tensor, method: AlignmentMethod, apart, pieces) -> set[Link]:
+def _link_apart(scores: Tensor, method: AlignmentMethod, apart, pieces, table) -> set[Link]:
     """``link`` of the [target words, source words] scores without the words ``apart`` (the
-    pair's ``pieces`` spell its words, for a method that reads their spelling)."""
+    pair's ``pieces`` spell its words, for a method that reads their spelling or looks them up
+    in ``table``, the model's ``LinkedWords``)."""
     prior = prior_of(*pieces) if method.spelling else None
+    linked = _linked_prior(table, *pieces) if table is not None else None
+    _needs_table(method, linked)
+    how = (method.normalize, method.links)
     sources, targets = set(apart[0]), set(apart[1])
     if not sources and not targets:
-        return link(scores, method.normalize, method.links, prior, method.spelling)
+        return link(scores, *how, prior, method.spelling, linked, method.linked)
     rows = [j for j in range(scores.shape[0]) if j not in targets]
     columns = [i for i in range(scores.shape[1]) if i not in sources]
     if prior is not None:
         prior = prior[rows][:, columns]
-    found = link(scores[rows][:, columns], method.normalize, method.links, prior, method.spelling)
+    if linked is not None:
+        linked = linked[rows][:, columns]
+    found = link(scores[rows][:, columns], *how, prior, method.spelling, linked, method.linked)
     return {(columns[i], rows[j]) for i, j in found}
 
 
@@ -171,12 +212,14 @@ def evaluate(pairs: Sequence[Pair], gold: Sequence[Gold], method: AlignmentMetho
 def _heads_aer(
     per_head: list[Tensor], heads: Iterable[int], gold: Sequence[Gold], normalize: str, links: str,
     priors: Sequence[Tensor | None] | None = None, spelling: float = 0.0,
+    linked: Sequence[Tensor | None] | None = None, linked_weight: float = 0.0,
 ) -> float:  # fmt: skip
     """The AER of the mean of some heads' scores (``per_head``: [H, Tw, Sw] of each pair)."""
-    heads, priors = list(heads), priors or [None] * len(per_head)
+    heads = list(heads)
+    priors, linked = priors or [None] * len(per_head), linked or [None] * len(per_head)
     found = [
-        link(h[heads].mean(0), normalize, links, prior, spelling)
-        for h, prior in zip(per_head, priors, strict=True)
+        link(h[heads].mean(0), normalize, links, prior, spelling, table, linked_weight)
+        for h, prior, table in zip(per_head, priors, linked, strict=True)
     ]
     return aer(found, gold)
 
@@ -210,6 +253,10 @@ def candidates(
         raise ValueError(f"{len(pairs)} sentence pairs but {len(gold)} gold lines")
     found = []
     priors = [prior_of(p.attended.source_pieces, p.attended.target_pieces) for p in pairs]
+    linked = [p.linked for p in pairs]
+    weights = [(s, w) for w in (0.0, *LINKED) for s in (0.0, *SPELLING)][1:]
+    if any(table is None for table in linked):  # the model directory has no table
+        weights = [(s, 0.0) for s in SPELLING]
     if any(m in ATTENTION_METHODS for m in methods):
         n_layers = pairs[0].attended.cross.shape[0]
     for method in [m for m in methods if m in ATTENTION_METHODS]:
@@ -225,15 +272,19 @@ def candidates(
                             AlignmentMethod(method, layer, heads, normalize, links, aer=value)
                         )
                         chosen = range(n_heads) if heads is None else heads
-                        for weight in SPELLING:
+                        plain = found[-1]
+                        for spelling, weight in weights:
                             value = _heads_aer(
-                                per_head, chosen, gold, normalize, links, priors, weight
+                                per_head, chosen, gold, normalize, links, priors, spelling,
+                                linked, weight,
+                            )  # fmt: skip
+                            found.append(
+                                replace(plain, spelling=spelling, linked=weight, aer=value)
                             )
-                            found.append(replace(found[-1], spelling=weight, aer=value))
     if "erase" in methods:
         for links in LINKINGS:
-            for weight in (0.0, *SPELLING):
-                method = AlignmentMethod("erase", links=links, spelling=weight)
+            for spelling, weight in [(0.0, 0.0), *weights]:
+                method = AlignmentMethod("erase", links=links, spelling=spelling, linked=weight)
                 found.append(replace(method, aer=evaluate(pairs, gold, method)))
     return found
 

@@ -28,6 +28,11 @@ the same number or short word). A word the model never read is cut into rare pie
 attention says little, and in related languages such words are often spelt alike ("Minister" /
 "ministre", names, numbers). This is no longer the model alone: ``describe`` says so.
 
+``linked`` (a weight, 0 by default): before the spelling, each target word's scores (made to sum
+to 1) are multiplied by (Dice + 0.001) ** ``linked``, Dice being how often the training corpus's
+eflomal links joined the two words (``heedful.explain.linked_words``, the model directory's
+``linked-words.tsv``). Not the model alone either, and ``describe`` says so.
+
 ``normalize="source"`` divides each source word's column by its total, so that a source word
 every target step looks at (a sentence-final full stop) no longer wins every row. ``links``:
 ``argmax`` links each target word to its best source word; ``intersection`` and
@@ -39,13 +44,13 @@ unaligned), or those grown from them towards the union.
 A model directory records the method to use in its config.json, under ``"alignment"``::
 
     {"method": "predict", "layer": 2, "heads": [0, 1], "normalize": "source",
-     "links": "grow-diag-final-and", "spelling": 2.0, "chosen_on": "hansards-en-fr/dev.gold",
-     "aer": 0.37}
+     "links": "grow-diag-final-and", "spelling": 2.0, "linked": 0.5,
+     "chosen_on": "hansards-en-fr/dev.gold", "aer": 0.37}
 
-``layer`` and ``heads`` count from 0; ``heads`` null means all; ``normalize``, ``links`` and
-``spelling`` may be left out (``target``, ``argmax``, 0). Without a record, the default is
-today's: ``predict``, penultimate layer, every head. Guided-alignment training records its
-supervised head as
+``layer`` and ``heads`` count from 0; ``heads`` null means all; ``normalize``, ``links``,
+``spelling`` and ``linked`` may be left out (``target``, ``argmax``, 0, 0). Without a record,
+the default is today's: ``predict``, penultimate layer, every head. Guided-alignment training
+records its supervised head as
 ``{"method": "predict", "layer": L, "heads": [h], "chosen_on": "guided training"}``.
 """
 
@@ -63,6 +68,7 @@ from torch import Tensor
 
 from heedful.attended import Attended
 from heedful.explain.align import Link, penultimate
+from heedful.explain.linked_words import FLOOR
 from heedful.explain.words import STANDALONE, merge, target_groups, word_groups
 from heedful.wordalign import symmetrize
 
@@ -86,6 +92,7 @@ class AlignmentMethod:
     chosen_on: str | None = None
     aer: float | None = None
     spelling: float = 0.0
+    linked: float = 0.0
 
     def __post_init__(self):
         check = {"method": METHODS, "normalize": NORMALIZATIONS, "links": LINKINGS}
@@ -100,8 +107,11 @@ class AlignmentMethod:
             "target",
         ):
             raise ValueError("the erase method has no layer, heads or normalization")
-        if not 0 <= self.spelling < float("inf"):
-            raise ValueError(f"alignment spelling weight must be 0 or more, not {self.spelling}")
+        for name in ("spelling", "linked"):
+            if not 0 <= getattr(self, name) < float("inf"):
+                raise ValueError(
+                    f"alignment {name} weight must be 0 or more, not {getattr(self, name)}"
+                )
         if self.layer is not None and self.layer < 0:
             raise ValueError(f"alignment layer counts from 0, not {self.layer}")
         if self.heads is not None and (not self.heads or min(self.heads) < 0):
@@ -129,6 +139,7 @@ class AlignmentMethod:
             "normalize": self.normalize,
             "links": self.links,
             "spelling": self.spelling,
+            "linked": self.linked,
             "chosen_on": self.chosen_on,
             "aer": self.aer,
         }
@@ -151,6 +162,7 @@ class AlignmentMethod:
                 chosen_on=record.get("chosen_on"),
                 aer=record.get("aer"),
                 spelling=float(record.get("spelling") or 0.0),
+                linked=float(record.get("linked") or 0.0),
             )
         except (TypeError, ValueError) as e:
             raise ValueError(f"{where}: {e}") from None
@@ -171,6 +183,8 @@ class AlignmentMethod:
                 parts.append(f"normalized per {self.normalize} word")
         if self.links != "argmax":
             parts.append(self.links)
+        if self.linked:
+            parts.append(f"with words the training links joined (weight {self.linked:g})")
         if self.spelling:
             parts.append(f"with words spelt alike (weight {self.spelling:g})")
         return ", ".join(parts)
@@ -291,11 +305,17 @@ def link(
     links: str = "argmax",
     prior: Tensor | None = None,
     spelling: float = 0.0,
+    linked_prior: Tensor | None = None,
+    linked: float = 0.0,
 ) -> set[Link]:
     """Links (source word, target word) from a [target words, source words] score matrix (with
-    ``spelling`` x ``prior``, a ``spelling_prior`` of the same shape, added: module docstring)."""
+    ``spelling`` x ``prior``, a ``spelling_prior`` of the same shape, added, and after the
+    scores were weighed by ``linked_prior``, a ``LinkedWords.prior``: module docstring)."""
     if scores.numel() == 0:
         return set()
+    if linked and linked_prior is not None:
+        rows = scores / scores.sum(1, keepdim=True).clamp_min(1e-12)
+        scores = rows * (linked_prior + FLOOR) ** linked
     if spelling and prior is not None:
         rows = scores / scores.sum(1, keepdim=True).clamp_min(1e-12)
         scores = rows + spelling * prior * rows.amax(1, keepdim=True)

@@ -24,6 +24,7 @@ import torch
 from torch import Tensor, nn
 
 from heedful.data.readers import ParallelText
+from heedful.explain.linked_words import LinkedWords
 from heedful.tokenizer import Tokenizer
 from heedful.wordalign import (
     eflomal_links,
@@ -41,11 +42,11 @@ LINKS_FILE = "alignments.txt"
 def word_links(text: ParallelText, out: Path, say: Callable[[str], None]) -> list[set]:
     """eflomal's symmetrised word links for every pair of ``text``, read from DIR/alignments.txt
     when it was computed for exactly these pairs (a resumed run), else computed and written."""
-    fingerprint = _fingerprint(text)
+    expected = fingerprint(text)
     path = out / LINKS_FILE
     if path.is_file():
         lines = path.read_text(encoding="utf-8").split("\n")
-        if lines[0] == fingerprint and len(lines) == len(text) + 1:
+        if lines[0] == expected and len(lines) == len(text) + 1:
             return [read_pharaoh(line) for line in lines[1:]]
         say(f"{path} was made for other pairs: aligning again")
     say(f"aligning {len(text):,} training pairs with eflomal (both directions)")
@@ -55,11 +56,21 @@ def word_links(text: ParallelText, out: Path, say: Callable[[str], None]) -> lis
     body = "\n".join(map(write_pharaoh, links))
     from heedful.files import atomic_write_bytes
 
-    atomic_write_bytes(path, f"{fingerprint}\n{body}".encode())
+    atomic_write_bytes(path, f"{expected}\n{body}".encode())
     return links
 
 
-def _fingerprint(text: ParallelText) -> str:
+def count_linked_words(text: ParallelText, links: list[set]) -> LinkedWords:
+    """The table of the words these links join (``heedful.explain.linked_words``), which a
+    model directory keeps for alignment methods that weigh it."""
+    return LinkedWords.count(
+        (words_with_spans(s)[0] for s in text.sources),
+        (words_with_spans(t)[0] for t in text.targets),
+        links,
+    )
+
+
+def fingerprint(text: ParallelText) -> str:
     digest = hashlib.sha256()
     for s, t in zip(text.sources, text.targets, strict=True):
         digest.update(f"{s}\t{t}\n".encode())

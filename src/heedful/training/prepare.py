@@ -16,6 +16,7 @@ from heedful.checkpoint import TOKENIZER_FILE
 from heedful.data import Corpus, DataError, encode_pairs, normalize_pairs, read_split
 from heedful.data.augment import Augmentation, augment
 from heedful.data.corpus import train_tokenizer
+from heedful.explain.linked_words import LinkedWords
 from heedful.lexicon import Lexicon
 from heedful.tokenizer import NORMALIZATION, Tokenizer
 from heedful.training.config import DataConfig
@@ -31,6 +32,7 @@ class RunData:
     dev_references: list[str]
     meta: dict[str, Any]  # config.json's "data" section
     lexicon: Lexicon | None = None  # the training sources' words (before augmentation)
+    linked_words: LinkedWords | None = None  # the words the alignment links join (align runs)
 
 
 def prepare_data(
@@ -82,8 +84,9 @@ def prepare_data(
             vocab_size=config.vocab_size,
         )  # fmt: skip
     train = encode_pairs(train_text, tokenizer, config.max_tokens, train_counts)
+    linked_words = None
     if align:
-        from heedful.training.alignment import pair_piece_links, word_links
+        from heedful.training.alignment import count_linked_words, pair_piece_links, word_links
 
         links = word_links(train_text, out, say) if dist.is_main else None
         barrier(dist)
@@ -93,6 +96,7 @@ def prepare_data(
             pair_piece_links(train_text.sources[i], train_text.targets[i], links[i], tokenizer)
             for i in train.kept
         ]
+        linked_words = count_linked_words(train_text, links)
     dev = encode_pairs(dev_text, tokenizer, config.max_tokens, dev_counts)
     say(train_counts.describe("train"))
     say(dev_counts.describe("dev"))
@@ -113,6 +117,7 @@ def prepare_data(
         dev_references=[dev_text.targets[i] for i in dev.kept],
         meta=meta,
         lexicon=lexicon,
+        linked_words=linked_words,
     )
 
 

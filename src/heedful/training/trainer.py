@@ -433,6 +433,8 @@ class Trainer:
         )  # fmt: skip
         if self.data.lexicon is not None:  # names and accents at translation (heedful.lexicon)
             self.data.lexicon.write(directory)
+        if self.data.linked_words is not None:  # for alignments (heedful.explain.linked_words)
+            self.data.linked_words.write(directory)
 
     def _meta(self) -> dict[str, Any]:
         return {"data": self.data.meta, "model": self.model.config.to_dict()}

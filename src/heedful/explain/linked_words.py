@@ -1,0 +1,100 @@
+"""Word pairs the training corpus links: a table an alignment method may read beside attention.
+
+    the training pairs and eflomal's links of each (guided alignment's, DIR/alignments.txt)
+    -> for each (source word, target word), lower case: Dice's coefficient
+       2 · times linked / (times the source word occurs + times the target word occurs)
+    -> DIR/linked-words.tsv, one pair a line: "source<TAB>target<TAB>dice", most linked first
+
+An alignment method with ``linked`` > 0 (``heedful.explain.alignment_methods.link``) multiplies
+each target word's attention, made to sum to 1 over the source words, by (dice + ``FLOOR``) **
+``linked`` before linking: of the source words the head looks at, the one the corpus links to
+the target word wins ("house" / "maison" over "the" / "maison"). Every pair never linked in
+training gets the same ``FLOOR``, so a word the corpus never saw is left to attention (and
+spelling). Like the words' spelling this is no longer attention alone, but it is read from the
+model directory: nothing is aligned at translation time.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import torch
+from torch import Tensor
+
+FILE = "linked-words.tsv"
+FLOOR = 1e-3  # the weight of a pair never linked in training, before the exponent
+
+
+def key(word: str) -> str:
+    """How the table spells a word: in lower case (the texts are NFKC-normalised already)."""
+    return word.lower()
+
+
+class LinkedWords:
+    """Dice's coefficient of each (source word, target word) that training links joined."""
+
+    def __init__(self, dice: dict[tuple[str, str], float]):
+        self.dice = dice
+        self._by_target: dict[str, dict[str, float]] = {}  # target -> source -> dice
+        for (s, t), value in dice.items():
+            self._by_target.setdefault(t, {})[s] = value
+
+    @classmethod
+    def count(
+        cls,
+        sources: Iterable[Sequence[str]],
+        targets: Iterable[Sequence[str]],
+        links: Iterable[Iterable[tuple[int, int]]],
+    ) -> LinkedWords:
+        """The table of word-split pairs and their links (source word i, target word j)."""
+        linked: Counter[tuple[str, str]] = Counter()
+        source_counts: Counter[str] = Counter()
+        target_counts: Counter[str] = Counter()
+        for source, target, pair_links in zip(sources, targets, links, strict=True):
+            source, target = [key(w) for w in source], [key(w) for w in target]
+            source_counts.update(source)
+            target_counts.update(target)
+            linked.update((source[i], target[j]) for i, j in pair_links)
+        return cls(
+            {
+                (s, t): 2 * n / (source_counts[s] + target_counts[t])
+                for (s, t), n in linked.most_common()
+            }
+        )
+
+    def prior(self, sources: Sequence[str], targets: Sequence[str]) -> Tensor:
+        """[target words, source words]: each pair's Dice coefficient, 0 if never linked."""
+        sources = [key(w) for w in sources]
+        linked = [self._by_target.get(key(t), {}) for t in targets]
+        rows = [[row.get(s, 0.0) for s in sources] for row in linked]
+        return torch.tensor(rows, dtype=torch.float32).reshape(len(targets), len(sources))
+
+    def write(self, directory: str | Path) -> None:
+        from heedful.files import atomic_write_bytes
+
+        lines = (f"{s}\t{t}\t{d:.4g}\n" for (s, t), d in self.dice.items())
+        atomic_write_bytes(Path(directory) / FILE, "".join(lines).encode())
+
+    @classmethod
+    def load(cls, directory: str | Path) -> LinkedWords | None:
+        """A model directory's table; None if it has none. A malformed line is refused with the
+        file and line."""
+        path = Path(directory) / FILE
+        if not path.is_file():
+            return None
+        dice = {}
+        for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
+            if not line:
+                continue
+            parts = line.split("\t")
+            try:
+                if len(parts) != 3:
+                    raise ValueError
+                dice[parts[0], parts[1]] = float(parts[2])
+            except ValueError:
+                raise ValueError(
+                    f"{path}, line {number}: expected source<TAB>target<TAB>dice, not {line!r}"
+                ) from None
+        return cls(dice)
