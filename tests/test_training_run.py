@@ -129,11 +129,17 @@ def test_cli_errors_speak_plainly(tmp_path, capsys):
 
 def test_a_bundled_model_keeps_the_runs_word_list(trained, tmp_path):
     """scripts/bundle_model.py: the model directory it writes holds the run's source-words.txt
-    (heedful.lexicon: names never read, usual case, accents), which an average of saves lacks."""
+    (heedful.lexicon: names never read, usual case, accents), which an average of saves lacks,
+    and a guided run's linked-words.tsv (heedful.explain.linked_words)."""
+    import shutil
     import subprocess
     import sys
 
-    out, _ = trained
+    from heedful.explain.linked_words import LinkedWords
+
+    out = tmp_path / "run"
+    shutil.copytree(trained[0], out)
+    LinkedWords({("hola", "hello"): 0.5}).write(out)  # as a guided run writes it
     bundled = tmp_path / "es-en"
     subprocess.run(
         [sys.executable, str(REPO / "scripts" / "bundle_model.py"), str(out), str(bundled),
@@ -143,6 +149,7 @@ def test_a_bundled_model_keeps_the_runs_word_list(trained, tmp_path):
     )  # fmt: skip
     words = (out / "source-words.txt").read_text(encoding="utf-8")
     assert words and (bundled / "source-words.txt").read_text(encoding="utf-8") == words
+    assert LinkedWords.load(bundled).dice == {("hola", "hello"): 0.5}
     assert (bundled / "MODEL_CARD.md").is_file()
     meta = json.loads((bundled / "config.json").read_text(encoding="utf-8"))
     assert meta["generation"] == {"coverage_penalty": 0.1}  # heedful.coverage, as bundled
