@@ -4,17 +4,23 @@ the run's training pairs (read and augmented again as its config says) and the e
 kept (RUN/alignments.txt, whose fingerprint must match those pairs).
 
     python scripts/linked_words.py RUN [--out MODEL_DIR]    (default: RUN itself)
+    python scripts/linked_words.py --config configs/X.yaml --out MODEL_DIR
+
+With ``--config`` (a run whose directory is gone: the run config it was trained with), the pairs
+are aligned with eflomal again, as ``heedful train`` aligns them; eflomal samples, so these are
+not exactly the links the run trained on.
 """
 
 from __future__ import annotations
 
 import argparse
+import tempfile
 from pathlib import Path
 
 from heedful.data import normalize_pairs, read_split
 from heedful.data.augment import augment
 from heedful.explain.linked_words import FILE
-from heedful.training.alignment import LINKS_FILE, count_linked_words, fingerprint
+from heedful.training.alignment import LINKS_FILE, count_linked_words, fingerprint, word_links
 from heedful.training.config import load_config
 from heedful.training.trainer import load_run_config
 from heedful.wordalign import read_pharaoh
@@ -22,19 +28,32 @@ from heedful.wordalign import read_pharaoh
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("run", type=Path)
+    parser.add_argument("run", type=Path, nargs="?")
+    parser.add_argument("--config", type=Path, help="the run config, where the run is gone")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    config = load_config(None, base=load_run_config(args.run))
+    if (args.run is None) == (args.config is None):
+        parser.error("give a run directory or --config FILE (not both)")
+    if args.config is not None and args.out is None:
+        parser.error("--config needs --out MODEL_DIR")
+    if args.run is not None:
+        config = load_config(None, base=load_run_config(args.run))
+    else:
+        config = load_config(args.config)
     data = config.data
     text = read_split(data.root, data.train, data.src, data.tgt, data.columns)
     text, _ = normalize_pairs(text.head(data.train_pairs))
     if config.augment.any():
         text, _ = augment(text, config.augment, src=data.src, tgt=data.tgt, seed=config.train.seed)
-    lines = (args.run / LINKS_FILE).read_text(encoding="utf-8").split("\n")
-    if lines[0] != fingerprint(text) or len(lines) != len(text) + 1:
-        raise SystemExit(f"{args.run / LINKS_FILE} was made for other pairs than the run's")
-    table = count_linked_words(text, [read_pharaoh(line) for line in lines[1:]])
+    if args.run is not None:
+        lines = (args.run / LINKS_FILE).read_text(encoding="utf-8").split("\n")
+        if lines[0] != fingerprint(text) or len(lines) != len(text) + 1:
+            raise SystemExit(f"{args.run / LINKS_FILE} was made for other pairs than the run's")
+        links = [read_pharaoh(line) for line in lines[1:]]
+    else:
+        with tempfile.TemporaryDirectory(prefix="heedful-links-") as tmp:
+            links = word_links(text, Path(tmp), print)
+    table = count_linked_words(text, links)
     out = args.out or args.run
     table.write(out)
     print(f"wrote {out / FILE}: {len(table.dice):,} word pairs from {len(text):,} training pairs")

@@ -331,6 +331,19 @@ def test_the_run_keeps_the_words_its_links_joined_and_the_script_counts_them_aga
     )  # fmt: skip
     assert "word pairs from" in done.stdout
     assert LinkedWords.load(tmp_path).dice == table.dice
+    # a run whose directory is gone: its config (JSON is YAML), the pairs aligned again
+    config = tmp_path / "run.yaml"
+    shutil.copy(straight_real_input / "train_config.json", config)
+    again = tmp_path / "again"
+    done = subprocess.run(
+        [sys.executable, str(script), "--config", str(config), "--out", str(again)],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert "aligning" in done.stdout
+    realigned = LinkedWords.load(again).dice  # eflomal samples: nearly, not exactly, the same
+    shared = set(realigned) & set(table.dice)
+    assert len(shared) > 0.8 * max(len(realigned), len(table.dice))
+    assert realigned[(".", ".")] > 0.5
 
 
 def test_resume_with_augmentation_and_alignment_is_bit_identical(tmp_path, straight_real_input):
