@@ -139,7 +139,7 @@ def test_a_bundled_model_keeps_the_runs_word_list(trained, tmp_path):
 
     out = tmp_path / "run"
     shutil.copytree(trained[0], out)
-    LinkedWords({("hola", "hello"): 0.5}).write(out)  # as a guided run writes it
+    LinkedWords.from_pairs([(("hola", "hello"), 0.5)]).write(out)  # as a guided run writes it
     bundled = tmp_path / "es-en"
     subprocess.run(
         [sys.executable, str(REPO / "scripts" / "bundle_model.py"), str(out), str(bundled),

@@ -16,8 +16,9 @@ model directory: nothing is aligned at translation time.
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import torch
@@ -35,11 +36,23 @@ def key(word: str) -> str:
 class LinkedWords:
     """Dice's coefficient of each (source word, target word) that training links joined."""
 
-    def __init__(self, dice: dict[tuple[str, str], float]):
-        self.dice = dice
-        self._by_target: dict[str, dict[str, float]] = {}  # target -> source -> dice
-        for (s, t), value in dice.items():
-            self._by_target.setdefault(t, {})[s] = value
+    def __init__(self, by_target: dict[str, dict[str, float]]):
+        self._by_target = by_target  # target word -> source word -> Dice
+
+    @classmethod
+    def from_pairs(cls, dice: Iterable[tuple[tuple[str, str], float]]) -> LinkedWords:
+        """The table of ((source word, target word), Dice) items, each word's string kept once
+        (a server holds the table)."""
+        by_target: dict[str, dict[str, float]] = {}
+        for (s, t), value in dice:
+            by_target.setdefault(sys.intern(t), {})[sys.intern(s)] = value
+        return cls(by_target)
+
+    @property
+    def dice(self) -> dict[tuple[str, str], float]:
+        """Every (source word, target word) -> Dice, most linked first."""
+        flat = {(s, t): d for t, row in self._by_target.items() for s, d in row.items()}
+        return dict(sorted(flat.items(), key=lambda item: -item[1]))
 
     @classmethod
     def count(
@@ -57,11 +70,8 @@ class LinkedWords:
             source_counts.update(source)
             target_counts.update(target)
             linked.update((source[i], target[j]) for i, j in pair_links)
-        return cls(
-            {
-                (s, t): 2 * n / (source_counts[s] + target_counts[t])
-                for (s, t), n in linked.most_common()
-            }
+        return cls.from_pairs(
+            ((s, t), 2 * n / (source_counts[s] + target_counts[t])) for (s, t), n in linked.items()
         )
 
     def prior(self, sources: Sequence[str], targets: Sequence[str]) -> Tensor:
@@ -84,17 +94,19 @@ class LinkedWords:
         path = Path(directory) / FILE
         if not path.is_file():
             return None
-        dice = {}
-        for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
-            if not line:
-                continue
-            parts = line.split("\t")
-            try:
-                if len(parts) != 3:
-                    raise ValueError
-                dice[parts[0], parts[1]] = float(parts[2])
-            except ValueError:
-                raise ValueError(
-                    f"{path}, line {number}: expected source<TAB>target<TAB>dice, not {line!r}"
-                ) from None
-        return cls(dice)
+        return cls.from_pairs(_read_pairs(path))
+
+
+def _read_pairs(path: Path) -> Iterator[tuple[tuple[str, str], float]]:
+    for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
+        if not line:
+            continue
+        parts = line.split("\t")
+        try:
+            if len(parts) != 3:
+                raise ValueError
+            yield (parts[0], parts[1]), float(parts[2])
+        except ValueError:
+            raise ValueError(
+                f"{path}, line {number}: expected source<TAB>target<TAB>dice, not {line!r}"
+            ) from None
