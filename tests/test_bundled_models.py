@@ -121,6 +121,27 @@ def test_model_card_figures_are_what_the_model_scores(name):
     assert round(scores["bleu"], 1) == bleu and round(scores["chrf"], 1) == chrf
 
 
+@pytest.mark.slow
+def test_the_recorded_alignment_error_rate_is_what_the_model_scores():
+    """models/en-fr's config.json records its alignment method and its AER on the Hansards dev
+    gold (`heedful align --choose`); the README and the model card quote it."""
+    from heedful.explain.align import aer, read_gold, word_counts
+    from heedful.explain.alignment_choice import links_of, prepare
+    from heedful.explain.alignment_methods import read_method
+
+    gold_dir = ROOT / "../shared/data/align/hansards-en-fr"
+    en = (gold_dir / "dev.en").read_text(encoding="utf-8").splitlines()
+    fr = (gold_dir / "dev.fr").read_text(encoding="utf-8").splitlines()
+    gold = read_gold(gold_dir / "dev.gold", base=1, sizes=word_counts(en, fr))
+    translator = Translator.load(model_dir("en-fr"))
+    method = read_method(model_dir("en-fr")).resolve(3, 4)
+    pairs = prepare(translator, en, fr, erase=False)
+    measured = aer([links_of(p, method) for p in pairs], gold)
+    assert round(measured, 4) == method.aer
+    card = (model_dir("en-fr") / "MODEL_CARD.md").read_text(encoding="utf-8")
+    assert f"**{method.aer:.3f}**" in card
+
+
 # --- real input (issue 29): the fine-tuned models copy names and numbers -------------------------
 
 NAMES = ["Lucía", "Jürgen", "Kwame", "Oluwaseun", "Siobhan", "Bartholomew", "Xiomara", "Thandiwe"]
