@@ -8,7 +8,7 @@ heedful align --model DIR --source dev.src --target dev.tgt --gold dev.gold --ch
 By default the method the model directory records (config.json, "alignment"), else the default:
 cross-attention of the layer before last, averaged over its heads, at the step predicting each
 target token (Garg et al., 2019). ``--method``, ``--layer``, ``--heads``, ``--normalize``,
-``--links``, ``--spelling`` and ``--linked`` change one part of it
+``--links``, ``--spelling``, ``--linked`` and ``--blend`` change one part of it
 (heedful.explain.alignment_methods). With ``--gold`` the alignment error rate is reported on
 stderr, for every layer of an attention method, and the layer with the lowest is used unless
 ``--layer`` is given. ``--choose`` tries every method on the gold set, prints each one's AER and
@@ -85,6 +85,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "directory's linked-words.tsv; 0: none; then no longer the model alone)",
     )  # fmt: skip
     parser.add_argument(
+        "--blend", type=float, metavar="W",
+        help="weight (0 to below 1) of a second reading multiplied in: predict, all heads of "
+        "--blend-layer (default: the last)",
+    )  # fmt: skip
+    parser.add_argument("--blend-layer", type=int, metavar="L", help="its layer, from 1")
+    parser.add_argument(
         "--beam", type=int, default=4, metavar="K", help="beam size (default 4); 1 is greedy"
     )
 
@@ -112,10 +118,11 @@ def run(args: argparse.Namespace) -> int:
     for name in ("spelling", "linked"):
         if getattr(args, name) is not None and getattr(args, name) < 0:
             raise ValueError(f"--{name} must be 0 or more, not {getattr(args, name)}")
-    given = (args.layer, args.heads, args.normalize, args.links, args.spelling, args.linked)
-    if args.choose and given != (None,) * 6:
+    given = (args.layer, args.heads, args.normalize, args.links, args.spelling, args.linked,
+             args.blend, args.blend_layer)  # fmt: skip
+    if args.choose and given != (None,) * len(given):
         raise ValueError(
-            "--choose chooses the layer, heads, normalization, links, spelling and linked "
+            "--choose chooses the layer, heads, normalization, links, spelling, linked and blend "
             "weights itself"
         )
     gold = None
@@ -178,7 +185,8 @@ def _method(recorded, args, config):
     if args.method is not None and args.method != method.method:
         keep = {"links": method.links, "spelling": method.spelling, "linked": method.linked}
         if "erase" not in (args.method, method.method):
-            keep |= {"layer": method.layer, "heads": method.heads, "normalize": method.normalize}
+            keep |= {"layer": method.layer, "heads": method.heads, "normalize": method.normalize,
+                     "blend": method.blend, "blend_layer": method.blend_layer}  # fmt: skip
         method = AlignmentMethod(args.method, **keep)
     changes = {}
     if args.layer is not None:
@@ -193,6 +201,10 @@ def _method(recorded, args, config):
         changes["spelling"] = args.spelling
     if args.linked is not None:
         changes["linked"] = args.linked
+    if args.blend is not None:
+        changes["blend"] = args.blend
+    if args.blend_layer is not None:
+        changes["blend_layer"] = resolve(args.blend_layer, config.n_decoder_layers, "layer")
     if changes:
         method = replace(method, chosen_on=None, aer=None, **changes)
     return method.resolve(config.n_decoder_layers, config.n_heads)

@@ -29,6 +29,7 @@ from heedful.explain.alignment_methods import (
     NORMALIZATIONS,
     AlignmentMethod,
     attention_scores,
+    blended,
     head_scores,
     link,
     piece_words,
@@ -40,6 +41,7 @@ from heedful.explain.alignment_methods import (
 
 SPELLING = (1.0, 2.0, 4.0)  # the weights of the words' spelling that ``choose`` tries besides 0
 LINKED = (0.25, 0.5, 1.0)  # the weights of the training's linked words it tries besides 0
+BLEND = (0.25, 0.5, 0.75)  # the weights of a second reading it tries with the best (``blends``)
 
 
 @dataclass
@@ -176,10 +178,18 @@ def align_ids(
         heads = slice(None) if method.heads is None else list(method.heads)
         for k, cross in zip(missing, found, strict=True):
             weights[k] = cross[heads].mean(0)  # merging into words is linear: mean first
+    seconds: list[Tensor | None] = [None] * len(pairs)
+    if method.blend:  # the second reading: a layer decoding did not keep
+        with torch.inference_mode():
+            found = forced_cross(model, list(pairs), method.blend_layer, memories=memories)
+        seconds = [cross.mean(0) for cross in found]
     out = []
-    for mean, both, kept in zip(weights, pieces, apart, strict=True):
-        scores = word_head_scores(mean.unsqueeze(0), *both, method.method)
-        out.append(_link_apart(scores[0], method, kept, both, table))
+    for mean, second, both, kept in zip(weights, seconds, pieces, apart, strict=True):
+        scores = word_head_scores(mean.unsqueeze(0), *both, method.method)[0]
+        if second is not None:
+            second = word_head_scores(second.unsqueeze(0), *both, "predict")[0]
+            scores = blended(scores, second, method.blend)
+        out.append(_link_apart(scores, method, kept, both, table))
     return out
 
 
@@ -292,7 +302,29 @@ def candidates(
 def choose(
     pairs: Sequence[Pair], gold: Sequence[Gold], chosen_on: str, methods: Sequence[str] = METHODS
 ) -> tuple[AlignmentMethod, list[AlignmentMethod]]:
-    """The candidate with the lowest AER (recording ``chosen_on``), and every candidate."""
+    """The candidate with the lowest AER (recording ``chosen_on``), and every candidate: those
+    of ``candidates``, then the best of them blended with each layer's ``predict`` reading at
+    each weight of ``BLEND`` (with each spelling and linked weight again)."""
     tried = candidates(pairs, gold, methods)
     best = min(range(len(tried)), key=lambda k: (tried[k].aer, k))
+    if tried[best].method in ATTENTION_METHODS:
+        tried += blends(pairs, gold, replace(tried[best], aer=None))
+        best = min(range(len(tried)), key=lambda k: (tried[k].aer, k))
     return replace(tried[best], chosen_on=chosen_on), tried
+
+
+def blends(pairs: Sequence[Pair], gold: Sequence[Gold], method: AlignmentMethod):
+    """``method`` (an attention method, resolved) blended with each layer's ``predict`` reading
+    at each weight of ``BLEND``, with each spelling and linked weight; scored on the gold."""
+    weights = [(s, w) for w in (0.0, *LINKED) for s in (0.0, *SPELLING)]
+    if any(p.linked is None for p in pairs):
+        weights = [(s, 0.0) for s in (0.0, *SPELLING)]
+    found = []
+    for layer in range(pairs[0].attended.cross.shape[0]):
+        for blend in BLEND:
+            for spelling, linked in weights:
+                candidate = replace(
+                    method, blend=blend, blend_layer=layer, spelling=spelling, linked=linked
+                )
+                found.append(replace(candidate, aer=evaluate(pairs, gold, candidate)))
+    return found
