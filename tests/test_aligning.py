@@ -43,19 +43,27 @@ def test_a_step_returns_the_named_heads_weights_and_the_same_logits(tiny):
     start = torch.full((5, 1), tiny.config.start_id)
     plain = tiny.decode_step(start, tiny.start_decoding(memory))
     full = tiny.decode_step(start, tiny.start_decoding(memory), return_attention=True)
-    some = tiny.decode_step(start, tiny.start_decoding(memory), aligning=(1, [0, 2]))
+    some = tiny.decode_step(start, tiny.start_decoding(memory), aligning=[(1, [0, 2])])
     assert torch.equal(some.logits, plain.logits)
     assert some.attention.cross is None and plain.attention.aligning is None
-    assert some.attention.aligning.shape == (5, 2, 1, src.shape[1])
-    torch.testing.assert_close(some.attention.aligning, full.attention.cross[1][:, [0, 2]])
-    assert some.attention.aligning[~memory.mask[:, None, None, :].expand(-1, 2, 1, -1)].eq(0).all()
+    (aligned,) = some.attention.aligning
+    assert aligned.shape == (5, 2, 1, src.shape[1])
+    torch.testing.assert_close(aligned, full.attention.cross[1][:, [0, 2]])
+    assert aligned[~memory.mask[:, None, None, :].expand(-1, 2, 1, -1)].eq(0).all()
+    # two readings, one of them in the same layer (a blended method's: heedful.aligning)
+    asked = [(1, [2]), (2, [0, 1, 2, 3]), (1, [0, 1])]
+    two = tiny.decode_step(start, tiny.start_decoding(memory), aligning=asked)
+    assert torch.equal(two.logits, plain.logits)
+    for (layer, heads), got in zip(asked, two.attention.aligning, strict=True):
+        torch.testing.assert_close(got, full.attention.cross[layer][:, heads])
 
 
-@pytest.mark.parametrize("beam_size", [1, 3])
-def test_hypotheses_carry_the_forced_pass_weights(tiny, beam_size):
+@pytest.mark.parametrize(("beam_size", "second"), [(1, None), (3, None), (1, 0), (3, 2)])
+def test_hypotheses_carry_the_forced_pass_weights(tiny, beam_size, second):
     src = sources(40)
     layer, heads = 2, [1, 3]
-    trails = Trails(layer, heads)
+    every = list(range(tiny.config.n_heads))
+    trails = Trails(layer, heads, None if second is None else (second, every))
     options = DecodingOptions(beam_size=beam_size, batch_size=6, n_best=beam_size)
     found = generate(tiny, src, options, banned=[tiny.config.pad_id], aligning=trails)
     plain = generate(tiny, src, options, banned=[tiny.config.pad_id])
@@ -68,6 +76,13 @@ def test_hypotheses_carry_the_forced_pass_weights(tiny, beam_size):
         assert got.shape == (len(t), len(s))
         torch.testing.assert_close(got, want[heads].mean(0), atol=1e-5, rtol=1e-4)
     assert len(trails.steps) < trails.count  # steps no row came from were forgotten
+    seconds = [h.second_attention for hs in found for h in hs]
+    if second is None:
+        assert all(w is None for w in seconds)
+    else:  # a blended method's second reading: the mean of every head of its layer
+        expected = forced_cross(tiny, pairs, second)
+        for got, want in zip(seconds, expected, strict=True):
+            torch.testing.assert_close(got, want.mean(0), atol=1e-5, rtol=1e-4)
 
 
 def test_without_refilled_rows_hypotheses_carry_nothing(tiny):
@@ -80,13 +95,21 @@ def test_trails_walk_back_through_the_parents_and_forget():
     trails = Trails(0, [0, 1])
     for step in range(3):  # [rows 3, heads 2, 1, S 4]: row r of step s holds 10 s + r
         weights = 10.0 * step + torch.arange(3.0).view(3, 1, 1, 1).expand(3, 2, 1, 4)
-        assert trails.record(weights) == step
+        assert trails.record([weights]) == step
         trails.link([2, 0, 1])  # the next step's row r continues row [2, 0, 1][r]
     # ended by row 0 at step 2: row 2 at step 1, row 1 at step 0
     assert trails.gather(2, 0, 0, 3)[:, 0].tolist() == [1.0, 12.0, 20.0]
     assert trails.gather(2, 0, 1, 4).tolist() == [[12.0] * 4, [20.0] * 4]  # began at step 1
     trails.forget_before(2)
     assert list(trails.steps) == [2] and min(trails.parents) >= 2
+    # with a second reading (a blended method's), walked back the same way
+    trails = Trails(0, [0, 1], second=(1, [0]))
+    for step in range(3):
+        weights = 10.0 * step + torch.arange(3.0).view(3, 1, 1, 1).expand(3, 2, 1, 4)
+        trails.record([weights, -weights[:, :1]])
+        trails.link([2, 0, 1])
+    assert trails.gather(2, 0, 0, 3)[:, 0].tolist() == [1.0, 12.0, 20.0]
+    assert trails.gather(2, 0, 0, 3, reading=1)[:, 0].tolist() == [-1.0, -12.0, -20.0]
 
 
 @pytest.mark.parametrize("name", ["es-en", "en-fr"])

@@ -31,21 +31,41 @@ from heedful.search import StepRecord
 
 
 class Trails(StepRecord):
-    """Each step's aligning weights [rows, S] (the mean over the heads) and each row's parent."""
+    """Each step's aligning weights [rows, S] (the mean over the heads) and each row's parent;
+    with ``second`` (layer, heads), a blended method's second reading's too."""
 
-    def __init__(self, layer: int, heads: Sequence[int]):
+    def __init__(self, layer: int, heads: Sequence[int],
+                 second: tuple[int, Sequence[int]] | None = None):  # fmt: skip
         super().__init__()
-        self.layer_heads = (layer, list(heads))  # what decode_step is asked for
+        self.layer_heads = (layer, list(heads))
+        self.second = None if second is None else (second[0], list(second[1]))
+        # what decode_step is asked for
+        self.asked = [self.layer_heads] + ([self.second] if self.second is not None else [])
 
-    def record(self, weights: Tensor) -> int:
-        """A step's weights [rows, h, 1, S] (``StepOutput.attention.aligning``); its number."""
-        return super().record(weights[:, :, 0].float().mean(1))
+    def record(self, weights: list[Tensor]) -> int:
+        """A step's weights [rows, h, 1, S] of each reading asked for
+        (``StepOutput.attention.aligning``); its number."""
+        means = [w[:, :, 0].float().mean(1) for w in weights]
+        return super().record(means[0] if self.second is None else tuple(means))
 
-    def gather(self, step: int, row: int, start: int, length: int) -> Tensor:
+    def gather(self, step: int, row: int, start: int, length: int, reading: int = 0) -> Tensor:
         """The [T, length] weights of a hypothesis that ``row`` ended at ``step``, back to the
         step ``start`` its sentence began (``length``: its source's tokens; wider rows are
-        another source's padding)."""
-        return torch.stack([self.steps[u][r, :length] for u, r in self.path(step, row, start)])
+        another source's padding); ``reading`` 1: the second reading's."""
+        path = self.path(step, row, start)
+        if self.second is None:
+            return torch.stack([self.steps[u][r, :length] for u, r in path])
+        return torch.stack([self.steps[u][reading][r, :length] for u, r in path])
+
+    def gathered(self, h, origin: tuple[int, int], start: int, length: int, *,
+                 second: bool = True) -> None:  # fmt: skip
+        """Give hypothesis ``h``, which row ``origin[1]`` ended at step ``origin[0]``, its
+        ``attention``, and with ``second`` its ``second_attention`` (the hypotheses a beam
+        search returns need it, not every one it ranks)."""
+        if h.attention is None:
+            h.attention = self.gather(*origin, start, length)
+        if second and self.second is not None:
+            h.second_attention = self.gather(*origin, start, length, reading=1)
 
 
 @torch.inference_mode()

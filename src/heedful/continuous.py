@@ -164,7 +164,7 @@ def greedy(
     log_probs = torch.zeros(len(slots))
     banned_ids = torch.tensor(list(banned), dtype=torch.long) if banned else None
     while slots:
-        asked = None if aligning is None else aligning.layer_heads
+        asked = None if aligning is None else aligning.asked
         out = model.decode_step(inputs, cache, aligning=asked)
         step = 0 if aligning is None else aligning.record(out.attention.aligning)
         cache = out.cache
@@ -192,7 +192,7 @@ def greedy(
                 if aligning is not None:
                     length = len(sources[row.index])
                     began = step - len(row.tokens) + 1
-                    results[row.index].attention = aligning.gather(step, k, began, length)
+                    aligning.gathered(results[row.index], (step, k), began, length)
                 report_done(row, lambda b=row.batch: [[results[i]] for i in b.indices], on_batch)
                 ended.append(k)
         inputs = chosen.unsqueeze(1)

@@ -71,7 +71,7 @@ def beam(
     first_beams = torch.full((K,), NEG_INF)
     first_beams[0] = 0.0
     while slots:
-        asked = None if aligning is None else aligning.layer_heads
+        asked = None if aligning is None else aligning.asked
         out = model.decode_step(inputs, cache, aligning=asked)
         step = 0 if aligning is None else aligning.record(out.attention.aligning)
         n, k = scores.shape
@@ -111,11 +111,14 @@ def beam(
                 if aligning is not None:  # back to the step its sentence began
                     began, length = step - slots[i].steps, len(sources[slots[i].index])
                     for h in kept:
-                        h.attention = aligning.gather(*h._origin, began, length)
+                        aligning.gathered(h, h._origin, began, length, second=False)
                 if coverage_penalty:
                     words = watched[slots[i].index] if watched else ()
                     kept = coverage.rescored(kept, coverage_penalty, words)
                 results[slots[i].index] = kept[:n_best]
+                if aligning is not None:
+                    for h in kept[:n_best]:
+                        aligning.gathered(h, h._origin, began, length)
                 continuous.report_done(
                     slots[i], lambda b=slots[i].batch: [results[j] for j in b.indices], on_batch
                 )

@@ -301,15 +301,16 @@ def step_function(model: nn.Module, keep_attention: bool,
 
     def step(tokens: Tensor, cache: BeamCache) -> Stepped:
         out = model.decode_step(
-            tokens, cache.inner, return_attention=keep_attention, aligning=aligning
-        )
+            tokens, cache.inner, return_attention=keep_attention,
+            aligning=None if aligning is None else [aligning],
+        )  # fmt: skip
         trace = ()
         if keep_attention:  # [L, B, H, 1, *] -> [B, L, H, *]
             attention = out.attention
             trace = (attention.decoder_self[:, :, :, -1].transpose(0, 1),
                      attention.cross[:, :, :, -1].transpose(0, 1))  # fmt: skip
         elif aligning is not None:  # [B, h, 1, S] -> [B, S]
-            trace = (out.attention.aligning[:, :, 0].float().mean(1),)
+            trace = (out.attention.aligning[0][:, :, 0].float().mean(1),)
         return Stepped(out.logits[:, -1], BeamCache(out.cache, cache.group), trace)
 
     return step

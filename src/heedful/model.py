@@ -26,7 +26,8 @@ class AttentionWeights:
     encoder_self: Tensor | None = None  # [L, B, H, S, S]
     decoder_self: Tensor | None = None  # [L, B, H, T, T]
     cross: Tensor | None = None  # [L, B, H, T, S]
-    aligning: Tensor | None = None  # [B, h, T, S]: the heads decode_step's ``aligning`` names
+    # [B, h, T, S] of each (layer, heads) decode_step's ``aligning`` names, in its order
+    aligning: list[Tensor] | None = None
 
 
 @dataclass
@@ -163,13 +164,15 @@ class Decoder(nn.Module):
                 need_weights=False, aligning=None, causal=True):  # fmt: skip
         """memory: one [B, S, d_model] tensor or per-layer KeyValues; past: per-layer KeyValues;
         self_mask: [B, t] the positions each row reads (``DecoderCache.starts``); ``aligning``:
-        (layer, heads) whose cross-attention weights to return (heedful.aligning); ``causal``
+        the (layer, heads) whose cross-attention weights to return (heedful.aligning); ``causal``
         False: every position reads the whole target (``Transformer.forward(full_context=...)``).
         Returns x, the new per-layer self-attention KeyValues, and the weights if asked for."""
         new_kv, self_weights, cross_weights = [], [], []
-        aligned = None
+        asked = list(aligning or ())
+        aligned: list[Tensor] = [None] * len(asked)  # type: ignore[list-item]
         for i, layer in enumerate(self.layers):
-            heads = aligning[1] if aligning is not None and i == aligning[0] else None
+            mine = [k for k, (at, _) in enumerate(asked) if at == i]
+            heads = sorted({h for k in mine for h in asked[k][1]}) if mine else None
             out = layer(
                 x,
                 memory[i] if isinstance(memory, list) else memory,
@@ -184,8 +187,15 @@ class Decoder(nn.Module):
             )
             x = out.x
             new_kv.append(out.self_kv)
-            if heads is not None:
-                aligned = out.cross_weights if not need_weights else out.cross_weights[:, heads]
+            for k in mine:  # the weights of these heads, or of every head if need_weights
+                wanted = list(asked[k][1])
+                if need_weights:
+                    aligned[k] = out.cross_weights[:, wanted]
+                else:
+                    same = wanted == heads
+                    aligned[k] = out.cross_weights[:, [heads.index(h) for h in wanted]] if (
+                        not same
+                    ) else out.cross_weights  # fmt: skip
             self_weights.append(out.self_weights if need_weights else None)
             cross_weights.append(out.cross_weights if need_weights else None)
         x = x if self.norm is None else self.norm(x)
@@ -195,7 +205,7 @@ class Decoder(nn.Module):
             AttentionWeights(
                 decoder_self=stack_or_none(self_weights),
                 cross=stack_or_none(cross_weights),
-                aligning=aligned,
+                aligning=aligned if asked else None,
             ),
         )
 
@@ -281,12 +291,13 @@ class Transformer(nn.Module):
         *,
         return_attention: bool = False,
         head_mask: HeadMask | None = None,
-        aligning: tuple[int, list[int]] | None = None,
+        aligning: list[tuple[int, list[int]]] | None = None,
     ) -> StepOutput:
         """Feed the next t target tokens [B, t] (usually t = 1) at positions cache.length ...;
         returns their logits [B, t, V] and the cache extended by t positions. ``aligning``:
-        (layer, heads) whose cross-attention weights the output's ``attention.aligning`` holds
-        [B, h, t, S], the rest of the step on its fast path (word links, heedful.aligning)."""
+        the (layer, heads) whose cross-attention weights the output's ``attention.aligning``
+        holds, [B, h, t, S] each, the rest of the step on its fast path (word links,
+        heedful.aligning)."""
         starts, self_mask = cache.length, None
         if cache.starts is not None:  # sources that began at different steps
             rows_each = tgt_ids.shape[0] // cache.starts.shape[0]  # 1, or its beams

@@ -96,6 +96,8 @@ class Hypothesis:
     trace: list[tuple[Tensor, ...]] | None = None  # per generated token, when keep_trace
     # [T, S] the aligning heads' cross-attention per token, where decoding kept it
     attention: Tensor | None = field(default=None, repr=False)  # (heedful.aligning)
+    # [T, S] a blended alignment method's second reading, where decoding kept it
+    second_attention: Tensor | None = field(default=None, repr=False)
     # (step, row) that ended it, for traces and the aligning heads' weights (StepRecord)
     _origin: tuple[int, int] | None = field(default=None, repr=False)
 

@@ -46,14 +46,15 @@ class TranslationLinks:
         self.method = translator.resolved_alignment()
         self.trails = None  # decoding keeps the aligning heads' weights (heedful.aligning)
         if self.method.method in DECODED_METHODS:
-            heads = self.method.heads or range(translator.config.n_heads)
-            self.trails = Trails(self.method.layer, heads)
+            every = range(translator.config.n_heads)
+            second = (self.method.blend_layer, every) if self.method.blend else None
+            self.trails = Trails(self.method.layer, self.method.heads or every, second)
         self.found: dict[tuple[int, int], ModelLinks] = {}  # (source, option) -> links
         self.tokens: dict[tuple[int, int], list[int]] = {}  # the translations they are of
 
     def on_batch(self, batch: list[int], hypotheses: list, memory) -> None:
         """``generate``'s hook: ``batch`` indexes ``todo``; ``memory`` is its encoder output."""
-        keys, pairs, memories, weights = [], [], [], []
+        keys, pairs, memories, weights, seconds = [], [], [], [], []
         for row, (k, found) in enumerate(zip(batch, hypotheses, strict=True)):
             for option, h in enumerate(found):
                 keys.append((self.todo[k], option))
@@ -61,8 +62,9 @@ class TranslationLinks:
                 memories.append(memory.states[row, : len(pairs[-1].src_ids)])
                 kept = h.attention is not None and len(h.attention) == len(pairs[-1].tgt_ids)
                 weights.append(h.attention if kept else None)  # else: cut without </s>
+                seconds.append(h.second_attention if kept else None)
                 self.tokens[keys[-1]] = h.tokens
-        self._find(keys, pairs, memories, weights)
+        self._find(keys, pairs, memories, weights, seconds)
 
     def complete(self, hypotheses: list) -> None:
         """Links for the translations the hook did not see (a ``generate`` without it)."""
@@ -76,8 +78,8 @@ class TranslationLinks:
         if keys:
             self._find(keys, pairs, None)
 
-    def _find(self, keys, pairs: list[ModelPair], memories, weights=None) -> None:
-        links = model_links(self.translator, pairs, self.method, memories, weights)
+    def _find(self, keys, pairs: list[ModelPair], memories, weights=None, seconds=None) -> None:
+        links = model_links(self.translator, pairs, self.method, memories, weights, seconds)
         self.found.update(zip(keys, links, strict=True))
 
     def _model_pair(self, i: int, tokens: list[int]) -> ModelPair:

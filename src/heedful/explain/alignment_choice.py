@@ -142,6 +142,7 @@ def align_ids(
     apart: Sequence[tuple[Collection[int], Collection[int]]] | None = None,
     pieces: Sequence[tuple[list[str], list[str]]] | None = None,
     weights: Sequence[Tensor | None] | None = None,
+    seconds: Sequence[Tensor | None] | None = None,
 ) -> list[set[Link]]:
     """Links of many pairs of ids (a source ending with end-of-sentence, the target tokens
     produced, ending with it too) by a resolved method: the attention methods read one batched
@@ -150,8 +151,9 @@ def align_ids(
     and target words left out of the scores (placeholders, which the caller links itself), so
     that no other word links to them. ``pieces``: each pair's source and target pieces, if the
     caller has them. ``weights``: each pair's attention [T, S], the mean over the method's
-    heads of its layer, where decoding kept it (heedful.aligning); the forced pass computes
-    the others."""
+    heads of its layer, where decoding kept it (heedful.aligning); ``seconds``: a blended
+    method's second reading [T, S] (the mean over every head of its layer), where decoding
+    kept it; the forced pass computes the others."""
     from heedful.aligning import forced_cross
     from heedful.explain.erasure import erasure_scores
 
@@ -178,15 +180,20 @@ def align_ids(
         heads = slice(None) if method.heads is None else list(method.heads)
         for k, cross in zip(missing, found, strict=True):
             weights[k] = cross[heads].mean(0)  # merging into words is linear: mean first
-    seconds: list[Tensor | None] = [None] * len(pairs)
-    if method.blend:  # the second reading: a layer decoding did not keep
+    seconds = list(seconds) if seconds is not None else [None] * len(pairs)
+    missing = [k for k, w in enumerate(seconds) if w is None] if method.blend else []
+    if missing:  # the second reading where decoding did not keep it
         with torch.inference_mode():
-            found = forced_cross(model, list(pairs), method.blend_layer, memories=memories)
-        seconds = [cross.mean(0) for cross in found]
+            found = forced_cross(
+                model, [pairs[k] for k in missing], method.blend_layer,
+                memories=None if memories is None else [memories[k] for k in missing],
+            )  # fmt: skip
+        for k, cross in zip(missing, found, strict=True):
+            seconds[k] = cross.mean(0)
     out = []
     for mean, second, both, kept in zip(weights, seconds, pieces, apart, strict=True):
         scores = word_head_scores(mean.unsqueeze(0), *both, method.method)[0]
-        if second is not None:
+        if method.blend:
             second = word_head_scores(second.unsqueeze(0), *both, "predict")[0]
             scores = blended(scores, second, method.blend)
         out.append(_link_apart(scores, method, kept, both, table))

@@ -33,9 +33,9 @@ scores: ``predict`` in ``blend_layer`` (the last by default), mean of every head
 word's scores of both readings are made to sum to 1 and multiplied, the first to the power
 1 - ``blend``, the second to ``blend``. The guided head says where a word comes from; the last
 layer, reading what it will predict next, says it differently, and where both agree the link is
-surer (the bundled en -> fr model: 0.107 -> 0.095 on the Hansards dev gold with the two weights
-below; bench/README.md). A translation's links then need the second layer's weights, which
-decoding does not keep: one teacher-forced pass (``heedful.aligning.forced_cross``).
+surer (the bundled en -> fr model: 0.107 -> 0.097 on the Hansards dev gold with the two weights
+below; bench/README.md). Decoding keeps the second reading's weights too (``heedful.aligning``),
+at one more small product a step.
 
 ``linked`` (a weight, 0 by default): before the spelling, each target word's scores (made to sum
 to 1) are multiplied by (Dice + 0.001) ** ``linked``, Dice being how often the training corpus's

@@ -122,11 +122,12 @@ def model_links(
     method: AlignmentMethod,
     memories: list[Tensor] | None = None,
     weights: list[Tensor | None] | None = None,
+    seconds: list[Tensor | None] | None = None,
 ) -> list[ModelLinks]:
     """Each pair's links by a method resolved for the model (``align_ids``: one batched forced
     pass; ``memories``: each pair's encoder output [S, d_model] if decoding kept it;
-    ``weights``: each pair's aligning weights [T, S] if decoding kept them), its placeholders
-    left out of the scores."""
+    ``weights``: each pair's aligning weights [T, S] if decoding kept them, ``seconds`` its
+    blended method's second reading's), its placeholders left out of the scores."""
     tokenizer = translator.tokenizer
     source_pieces = getattr(tokenizer, "source_pieces", tokenizer.pieces)
     pieces = [(source_pieces(p.src_ids), tokenizer.pieces(p.tgt_ids)) for p in pairs]
@@ -139,7 +140,7 @@ def model_links(
         words.append((source, target, source_kept, target_kept))
     ids = [(p.src_ids, p.tgt_ids) for p in pairs]
     apart = [(source_kept, target_kept) for _, _, source_kept, target_kept in words]
-    links = align_ids(translator, ids, method, memories, apart, pieces, weights)
+    links = align_ids(translator, ids, method, memories, apart, pieces, weights, seconds)
     return [
         ModelLinks(tuple(found), tuple(source), tuple(target), tuple(source_kept.items()),
                    tuple(target_kept.items()))
