@@ -365,9 +365,9 @@ def link(
         scores = rows + spelling * prior * rows.amax(1, keepdim=True)
     if normalize == "source":
         scores = scores / scores.sum(0, keepdim=True).clamp_min(1e-12)
-    forward = {(int(i), j) for j, i in enumerate(scores.argmax(1))}
+    forward = {(i, j) for j, i in enumerate(scores.argmax(1).tolist())}  # a list: no 0-d tensors
     if links == "argmax":
         return forward
-    reverse = {(i, int(j)) for i, j in enumerate(scores.argmax(0))}
+    reverse = {(i, j) for i, j in enumerate(scores.argmax(0).tolist())}
     n_target, n_source = scores.shape
     return symmetrize(forward, reverse, n_source, n_target, links)
