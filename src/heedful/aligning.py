@@ -44,17 +44,14 @@ class Trails(StepRecord):
 
     def record(self, weights: list[Tensor]) -> int:
         """A step's weights [rows, h, 1, S] of each reading asked for
-        (``StepOutput.attention.aligning``); its number."""
-        means = [w[:, :, 0].float().mean(1) for w in weights]
-        return super().record(means[0] if self.second is None else tuple(means))
+        (``StepOutput.attention.aligning``), kept as their means [rows, S]; its number."""
+        return super().record([w[:, :, 0].float().mean(1) for w in weights])
 
     def gather(self, step: int, row: int, start: int, length: int, reading: int = 0) -> Tensor:
         """The [T, length] weights of a hypothesis that ``row`` ended at ``step``, back to the
         step ``start`` its sentence began (``length``: its source's tokens; wider rows are
         another source's padding); ``reading`` 1: the second reading's."""
         path = self.path(step, row, start)
-        if self.second is None:
-            return torch.stack([self.steps[u][r, :length] for u, r in path])
         return torch.stack([self.steps[u][reading][r, :length] for u, r in path])
 
     def gathered(self, h, origin: tuple[int, int], start: int, length: int, *,

@@ -187,15 +187,12 @@ class Decoder(nn.Module):
             )
             x = out.x
             new_kv.append(out.self_kv)
-            for k in mine:  # the weights of these heads, or of every head if need_weights
-                wanted = list(asked[k][1])
-                if need_weights:
-                    aligned[k] = out.cross_weights[:, wanted]
-                else:
-                    same = wanted == heads
-                    aligned[k] = out.cross_weights[:, [heads.index(h) for h in wanted]] if (
-                        not same
-                    ) else out.cross_weights  # fmt: skip
+            weights = out.cross_weights  # of every head if need_weights, else of ``heads``
+            for k in mine:
+                wanted = asked[k][1]
+                columns = list(wanted) if need_weights else [heads.index(h) for h in wanted]
+                whole = columns == list(range(weights.shape[1]))  # no copy
+                aligned[k] = weights if whole else weights[:, columns]
             self_weights.append(out.self_weights if need_weights else None)
             cross_weights.append(out.cross_weights if need_weights else None)
         x = x if self.norm is None else self.norm(x)

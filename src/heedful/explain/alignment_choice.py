@@ -73,7 +73,7 @@ def prepare(
 def linked_of(translator, attended: Attended) -> Tensor | None:
     """The ``LinkedWords.prior`` of a pair's words, if the translator's model directory has the
     table (``Translator.linked_words``)."""
-    table = getattr(translator, "linked_words", None)
+    table = translator.linked_words
     if table is None:
         return None
     return _linked_prior(table, attended.source_pieces, attended.target_pieces)
@@ -162,7 +162,7 @@ def align_ids(
     apart = apart or [((), ())] * len(pairs)
     if pieces is None:
         pieces = [(source_pieces(src), tokenizer.pieces(tgt)) for src, tgt in pairs]
-    table = getattr(translator, "linked_words", None) if method.linked else None
+    table = translator.linked_words if method.linked else None
     if method.method == "erase":
         return [
             _link_apart(erasure_scores(model, src, tgt, *both), method, kept, both, table)
@@ -271,9 +271,7 @@ def candidates(
     found = []
     priors = [prior_of(p.attended.source_pieces, p.attended.target_pieces) for p in pairs]
     linked = [p.linked for p in pairs]
-    weights = [(s, w) for w in (0.0, *LINKED) for s in (0.0, *SPELLING)][1:]
-    if any(table is None for table in linked):  # the model directory has no table
-        weights = [(s, 0.0) for s in SPELLING]
+    weights = _prior_weights(pairs)[1:]  # (0, 0) is the plain candidate itself
     if any(m in ATTENTION_METHODS for m in methods):
         n_layers = pairs[0].attended.cross.shape[0]
     for method in [m for m in methods if m in ATTENTION_METHODS]:
@@ -306,6 +304,13 @@ def candidates(
     return found
 
 
+def _prior_weights(pairs: Sequence[Pair]) -> list[tuple[float, float]]:
+    """The (spelling, linked) weights ``choose`` tries, (0, 0) first: linked ones only where
+    every pair has its linked words' prior (the model directory has the table)."""
+    linked = (0.0, *LINKED) if all(p.linked is not None for p in pairs) else (0.0,)
+    return [(s, w) for w in linked for s in (0.0, *SPELLING)]
+
+
 def choose(
     pairs: Sequence[Pair], gold: Sequence[Gold], chosen_on: str, methods: Sequence[str] = METHODS
 ) -> tuple[AlignmentMethod, list[AlignmentMethod]]:
@@ -323,13 +328,10 @@ def choose(
 def blends(pairs: Sequence[Pair], gold: Sequence[Gold], method: AlignmentMethod):
     """``method`` (an attention method, resolved) blended with each layer's ``predict`` reading
     at each weight of ``BLEND``, with each spelling and linked weight; scored on the gold."""
-    weights = [(s, w) for w in (0.0, *LINKED) for s in (0.0, *SPELLING)]
-    if any(p.linked is None for p in pairs):
-        weights = [(s, 0.0) for s in (0.0, *SPELLING)]
     found = []
     for layer in range(pairs[0].attended.cross.shape[0]):
         for blend in BLEND:
-            for spelling, linked in weights:
+            for spelling, linked in _prior_weights(pairs):
                 candidate = replace(
                     method, blend=blend, blend_layer=layer, spelling=spelling, linked=linked
                 )

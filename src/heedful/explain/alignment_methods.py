@@ -57,7 +57,8 @@ A model directory records the method to use in its config.json, under ``"alignme
      "chosen_on": "hansards-en-fr/dev.gold", "aer": 0.37}
 
 ``layer`` and ``heads`` count from 0; ``heads`` null means all; ``normalize``, ``links``,
-``spelling`` and ``linked`` may be left out (``target``, ``argmax``, 0, 0). Without a record,
+``spelling``, ``linked``, ``blend`` and ``blend_layer`` may be left out (``target``,
+``argmax``, 0, 0, 0, the last layer). Without a record,
 the default is today's: ``predict``, penultimate layer, every head. Guided-alignment training
 records its supervised head as
 ``{"method": "predict", "layer": L, "heads": [h], "chosen_on": "guided training"}``.
