@@ -65,6 +65,33 @@ def test_decoding_attention_equals_the_formula(threads, group, masked):
     torch.testing.assert_close(out, formula(q, k, v, mask), atol=2e-6, rtol=2e-5)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_kernel_fills_in_the_softmax_weights_if_asked(threads):
+    torch.manual_seed(4)
+    n, s, group = 4, 11, 3
+    k, v = projected(n, s, scale=3.0)
+    q = torch.randn(n * group, H, 1, D)
+    mask = torch.arange(s) < torch.tensor([[11], [2], [7], [0]])  # the last sees no key
+    weights = torch.full((n * group, H, s), float("nan"))
+    previous = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        out = native.decoding_attention(q, KeyValue(k, v), mask, weights)
+    finally:
+        torch.set_num_threads(previous)
+    assert torch.equal(out, native.decoding_attention(q, KeyValue(k, v), mask))
+    keys = k.repeat_interleave(group, 0)
+    scores = (q @ keys.transpose(-1, -2))[:, :, 0] / math.sqrt(D)  # [B, H, S]
+    rows = mask.repeat_interleave(group, 0)[:, None, :]
+    expected = scores.masked_fill(~rows, float("-inf")).double().softmax(-1).float()
+    seen = slice(0, 3 * group)
+    torch.testing.assert_close(weights[seen], expected[seen], atol=2e-6, rtol=2e-5)
+    assert weights[seen][~rows[seen].expand(-1, H, -1)].eq(0).all()  # ruled out: exactly 0
+    assert torch.equal(weights[3 * group :], torch.zeros(group, H, s))  # softmax's NaN: zeros
+    with pytest.raises(ValueError, match=r"weights: shape \[12, 4, 10\], expected \[12, 4, 11\]"):
+        native.decoding_attention(q, KeyValue(k, v), mask, weights[..., :10])
+
+
 def test_a_row_that_may_see_no_key_gets_zeros():
     k, v = projected(2, 3)
     q = torch.randn(2, H, 1, D)
@@ -131,6 +158,38 @@ def test_attention_takes_the_kernel_for_one_new_query_and_gives_the_same_numbers
     assert len(calls) == 2
     for a, b in zip(fast, plain, strict=True):
         torch.testing.assert_close(a, b, atol=2e-6, rtol=2e-5)
+
+
+def test_the_aligning_heads_weights_come_from_the_kernels_pass(monkeypatch):
+    torch.manual_seed(5)
+    attention = MultiHeadAttention(H * D, H).eval()
+    x, memory = torch.randn(6, 1, H * D), torch.randn(2, 9, H * D)
+    key_mask = torch.arange(9) < torch.tensor([[9], [4]])
+    keys = attention.project(memory)  # two sentences' keys, three rows (beams) each
+    calls = []
+    kernel = native.decoding_attention
+
+    def counted(*args):
+        calls.append(len(args))
+        return kernel(*args)
+
+    def run(heads):
+        with torch.inference_mode():
+            return attention(x, keys, key_mask=key_mask, weights_of=heads)
+
+    monkeypatch.setattr(native, "decoding_attention", counted)
+    with torch.inference_mode():
+        whole = attention(x, keys, key_mask=key_mask, need_weights=True)
+    for heads in ([1, 2], [0, 3], [2]):
+        fast = run(heads)
+        assert calls[-1] == 4  # one call, with the weights to fill in
+        monkeypatch.setenv("HEEDFUL_NATIVE", "0")
+        plain = run(heads)
+        monkeypatch.delenv("HEEDFUL_NATIVE")
+        torch.testing.assert_close(fast.output, plain.output, atol=2e-6, rtol=2e-5)
+        torch.testing.assert_close(fast.weights, whole.weights[:, heads], atol=2e-6, rtol=2e-5)
+        torch.testing.assert_close(plain.weights, whole.weights[:, heads])
+    assert len(calls) == 3
 
 
 @pytest.mark.parametrize("beam_size", [1, 4])

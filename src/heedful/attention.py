@@ -201,6 +201,9 @@ class MultiHeadAttention(nn.Module):
         if weights_of is not None and not need_weights:
             if memory is None:
                 raise ValueError("weights_of reads cross-attention's heads only")
+            if plain and (both := decoding_attention.attend_weighing(q, kv, key_mask, weights_of)):
+                step, some = both  # a decoding step by the native kernel, weights and all
+                return AttentionOutput(self.out_proj(step), kv, some)
             some = decoding_attention.head_weights(q, kv, key_mask, weights_of)
         if plain and (step := decoding_attention.attend(q, kv, key_mask)) is not None:
             return AttentionOutput(self.out_proj(step), kv, some)  # a decoding step

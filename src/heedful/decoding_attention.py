@@ -53,6 +53,23 @@ def attend(q: Tensor, kv: KeyValue | BeamKeyValue, key_mask: Tensor | None) -> T
     return out.transpose(1, 2).reshape(n * group, 1, h * d)
 
 
+def attend_weighing(
+    q: Tensor, kv: KeyValue | BeamKeyValue, key_mask: Tensor | None, heads: list[int]
+) -> tuple[Tensor, Tensor] | None:
+    """``attend`` and ``head_weights`` from one pass of ``heedful.native``'s kernel, which
+    computes every head's weights anyway: a step's output [B, 1, H·d_k] and the weights of
+    ``heads`` [B, len(heads), 1, S]; None where the kernel does not take the step (then
+    ``head_weights`` computes them beside ``attend``)."""
+    b, h, t, _ = q.shape
+    if t != 1 or isinstance(kv, BeamKeyValue) or not native.handles(q):
+        return None
+    weights = q.new_empty(b, h, kv.length)
+    out = native.decoding_attention(q, kv, key_mask, weights).view(b, 1, -1)
+    if heads == list(range(heads[0], heads[-1] + 1)):
+        return out, weights[:, heads[0] : heads[-1] + 1, None]  # a view
+    return out, weights[:, heads, None]
+
+
 def few_query_attention(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None) -> Tensor:
     """A few queries per head (incremental decoding: one, or one per beam) as two batched
     products. At this size the CPU flash kernel's fixed cost dominates: this made beam search

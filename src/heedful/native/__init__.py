@@ -68,13 +68,20 @@ def build() -> bool:
     return available()
 
 
-def decoding_attention(q: Tensor, kv: KeyValue | BeamKeyValue, key_mask: Tensor | None) -> Tensor:
+def decoding_attention(
+    q: Tensor,
+    kv: KeyValue | BeamKeyValue,
+    key_mask: Tensor | None,
+    weights: Tensor | None = None,
+) -> Tensor:
     """softmax(q Kᵀ / sqrt(d_k)) V for one query per row, heads merged: what
     ``heedful.decoding_attention`` computes for a decoding step, in one native call.
 
     q: [B, H, 1, d_k] (float32, CPU). kv: keys and values [n, H, S, d_k] of n = B / g sentences
     whose g rows each (beams) share them, or a beam cache. key_mask: [n, S], True = real key
     (a beam cache's: the positions since its sentence began). Returns [B, H·d_k], ready for W^O.
+    ``weights``: a contiguous float32 [B, H, S] the kernel fills with the softmax's weights
+    (0 where the mask rules a key out), for word links (heedful.aligning).
     """
     library = _loaded()
     _check("q", q, torch.float32, (None, None, 1, None))
@@ -109,6 +116,10 @@ def decoding_attention(q: Tensor, kv: KeyValue | BeamKeyValue, key_mask: Tensor 
                 f"heedful.native: key_mask: shape {list(key_mask.shape)}, expected "
                 f"[{sentences}, at least {positions}]"
             )
+    if weights is not None:
+        _check("weights", weights, torch.float32, (rows, heads, positions))
+        if not weights.is_contiguous():
+            raise ValueError("heedful.native: weights: expected a contiguous tensor")
     out = q.new_empty(rows, heads * d)
     failed = library.heedful_decoding_attention(
         q.data_ptr(), q.stride(0), q.stride(1),
@@ -116,7 +127,8 @@ def decoding_attention(q: Tensor, kv: KeyValue | BeamKeyValue, key_mask: Tensor 
         *_pointer_and_strides(key_mask),
         *_pointer_and_strides(origin),
         rows, heads, d, positions, rows // sentences, ctypes.c_float(d**-0.5),
-        out.data_ptr(), torch.get_num_threads(),
+        out.data_ptr(), None if weights is None else weights.data_ptr(),
+        torch.get_num_threads(),
     )  # fmt: skip
     if failed:
         raise MemoryError("heedful's native attention could not allocate its scores")
@@ -266,7 +278,7 @@ def _library() -> ctypes.CDLL | None:
     function = library.heedful_decoding_attention
     i64, pointer = ctypes.c_int64, ctypes.c_void_p
     function.argtypes = [pointer, i64, i64, _Keys, _Keys, pointer, i64, i64, pointer, i64, i64]
-    function.argtypes += [i64] * 5 + [ctypes.c_float, pointer, ctypes.c_int]
+    function.argtypes += [i64] * 5 + [ctypes.c_float, pointer, pointer, ctypes.c_int]
     function.restype = ctypes.c_int
     function = library.heedful_beam_candidates
     function.argtypes = [pointer, i64, pointer, i64, i64, i64, pointer, i64, i64, ctypes.c_int]

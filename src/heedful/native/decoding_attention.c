@@ -6,6 +6,8 @@
    With a beam cache (origin != NULL) each position p of a sentence holds one key per beam slot,
    and row r reads the slot origin[r, p]: its own history's. Keys a mask rules out get weight 0
    (a row that may see no key at all gets zeros, where PyTorch's softmax gives NaN).
+   With `weights` (else NULL), the softmax's weights [R, H, S] too: word links read some heads'
+   (heedful.aligning) and would otherwise compute them again, in some ten operator calls.
 
    The same numbers as PyTorch's batched products and softmax (heedful/attention.py), without
    their per-call costs, which dominate at these sizes: a few thousand multiply-adds per row. */
@@ -46,16 +48,19 @@ int heedful_decoding_attention(
     const uint8_t *mask, int64_t mask_sentence, int64_t mask_position, /* [n, S] or NULL */
     const int64_t *origin, int64_t origin_row, int64_t origin_position, /* [R, S] or NULL */
     int64_t rows, int64_t heads, int64_t d, int64_t positions, int64_t group, float scale,
-    float *out, /* [R, H·d_k], contiguous */
+    float *out,     /* [R, H·d_k], contiguous */
+    float *weights, /* [R, H, positions], contiguous, or NULL */
     int threads) {
     int failed = 0;
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
-        /* per thread: the keys and values each position of a row reads, and the scores */
+        /* per thread: the keys and values each position of a row reads, the scores, and
+           which position each score is of */
         size_t n = (size_t)(positions > 0 ? positions : 1);
-        const float **seen = malloc(n * (2 * sizeof(float *) + sizeof(float)));
+        const float **seen = malloc(n * (2 * sizeof(float *) + sizeof(float) + sizeof(int64_t)));
         const float **read = seen ? seen + n : NULL;
-        float *w = seen ? (float *)(read + n) : NULL;
+        int64_t *at = seen ? (int64_t *)(read + n) : NULL;
+        float *w = seen ? (float *)(at + n) : NULL;
         if (!seen) {
 #pragma omp atomic write
             failed = 1;
@@ -71,6 +76,7 @@ int heedful_decoding_attention(
             for (int64_t p = 0; p < positions; ++p) {
                 if (mask && !mask[s * mask_sentence + p * mask_position]) continue;
                 int64_t slot = origin ? origin[r * origin_row + p * origin_position] : 0;
+                at[count] = p;
                 seen[count] = keys + p * k.position + slot * k.slot;
                 read[count++] = values + p * v.position + slot * v.slot;
             }
@@ -80,6 +86,11 @@ int heedful_decoding_attention(
             float most = -INFINITY, total = 0.0f;
             for (p = 0; p < count; ++p) most = w[p] > most ? w[p] : most;
             for (p = 0; p < count; ++p) total += (w[p] = exp_nonpositive((w[p] - most) * scale));
+            if (weights) { /* the positions ruled out get 0, as in PyTorch's softmax */
+                float *row = weights + rh * positions;
+                for (p = 0; p < positions; ++p) row[p] = 0.0f;
+                for (p = 0; p < count; ++p) row[at[p]] = w[p] / total;
+            }
             float *o = out + r * heads * d + h * d;
             for (int64_t i = 0; i < d; ++i) o[i] = 0.0f;
             for (p = 0; p + 4 <= count; p += 4) { /* four values at a time: a quarter of the stores */
