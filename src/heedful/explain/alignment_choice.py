@@ -22,6 +22,7 @@ from torch import Tensor
 
 from heedful.attended import Attended
 from heedful.explain.align import Gold, Link, aer
+from heedful.explain.alignment_batch import link_batch
 from heedful.explain.alignment_methods import (
     ATTENTION_METHODS,
     LINKINGS,
@@ -29,14 +30,12 @@ from heedful.explain.alignment_methods import (
     NORMALIZATIONS,
     AlignmentMethod,
     attention_scores,
-    blended,
     head_scores,
     link,
     piece_words,
     source_words,
     spelling_prior,
     target_words,
-    word_head_scores,
 )
 
 SPELLING = (1.0, 2.0, 4.0)  # the weights of the words' spelling that ``choose`` tries besides 0
@@ -190,14 +189,8 @@ def align_ids(
             )  # fmt: skip
         for k, cross in zip(missing, found, strict=True):
             seconds[k] = cross.mean(0)
-    out = []
-    for mean, second, both, kept in zip(weights, seconds, pieces, apart, strict=True):
-        scores = word_head_scores(mean.unsqueeze(0), *both, method.method)[0]
-        if method.blend:
-            second = word_head_scores(second.unsqueeze(0), *both, "predict")[0]
-            scores = blended(scores, second, method.blend)
-        out.append(_link_apart(scores, method, kept, both, table))
-    return out
+    _needs_table(method, table)
+    return link_batch(weights, seconds, pieces, apart, method, table)
 
 
 def _link_apart(scores: Tensor, method: AlignmentMethod, apart, pieces, table) -> set[Link]:

@@ -68,7 +68,7 @@ from __future__ import annotations
 
 import functools
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -322,9 +322,19 @@ def spelling_prior(sources: Sequence[str], targets: Sequence[str]) -> Tensor:
     aside, the share of the longer word that a common beginning of 4 letters or more covers
     ("ministre" / "Minister": 6 of 8, 0.75); a word shorter than 4 letters, or of no letter or
     digit ("." / "."), counts only the same word (1) and a single letter never."""
+    prior = torch.zeros(len(targets), len(sources))
+    for j, i, value in spelt_alike(sources, targets):
+        prior[j, i] = value
+    return prior
+
+
+def spelt_alike(sources: Sequence[str], targets: Sequence[str]) -> Iterator[tuple[int, int, float]]:
+    """``spelling_prior``'s values above 0, as (target word, source word, value): few."""
     bare_sources = [_bare(w) for w in sources]
-    rows = [[_alike(source, target) for source in bare_sources] for target in map(_bare, targets)]
-    return torch.tensor(rows, dtype=torch.float32).reshape(len(targets), len(sources))
+    for j, target in enumerate(map(_bare, targets)):
+        for i, source in enumerate(bare_sources):
+            if value := _alike(source, target):
+                yield j, i, value
 
 
 def _alike(source: str, target: str) -> float:
@@ -358,17 +368,31 @@ def link(
     scores were weighed by ``linked_prior``, a ``LinkedWords.prior``: module docstring)."""
     if scores.numel() == 0:
         return set()
-    if linked and linked_prior is not None:
-        rows = scores / scores.sum(1, keepdim=True).clamp_min(1e-12)
-        scores = rows * (linked_prior + FLOOR) ** linked
-    if spelling and prior is not None:
-        rows = scores / scores.sum(1, keepdim=True).clamp_min(1e-12)
-        scores = rows + spelling * prior * rows.amax(1, keepdim=True)
-    if normalize == "source":
-        scores = scores / scores.sum(0, keepdim=True).clamp_min(1e-12)
+    scores = weighed(scores, normalize, prior, spelling, linked_prior, linked)
     forward = {(i, j) for j, i in enumerate(scores.argmax(1).tolist())}  # a list: no 0-d tensors
     if links == "argmax":
         return forward
     reverse = {(i, j) for i, j in enumerate(scores.argmax(0).tolist())}
     n_target, n_source = scores.shape
     return symmetrize(forward, reverse, n_source, n_target, links)
+
+
+def weighed(
+    scores: Tensor,
+    normalize: str,
+    prior: Tensor | None,
+    spelling: float,
+    linked_prior: Tensor | None,
+    linked: float,
+) -> Tensor:
+    """The scores ``link`` takes its best of: [..., target words, source words] weighed by the
+    linked words' and spelling's priors (of the same shape), normalised as ``normalize`` says."""
+    if linked and linked_prior is not None:
+        rows = scores / scores.sum(-1, keepdim=True).clamp_min(1e-12)
+        scores = rows * (linked_prior + FLOOR) ** linked
+    if spelling and prior is not None:
+        rows = scores / scores.sum(-1, keepdim=True).clamp_min(1e-12)
+        scores = rows + spelling * prior * rows.amax(-1, keepdim=True)
+    if normalize == "source":
+        scores = scores / scores.sum(-2, keepdim=True).clamp_min(1e-12)
+    return scores

@@ -76,10 +76,21 @@ class LinkedWords:
 
     def prior(self, sources: Sequence[str], targets: Sequence[str]) -> Tensor:
         """[target words, source words]: each pair's Dice coefficient, 0 if never linked."""
+        prior = torch.zeros(len(targets), len(sources))
+        for j, i, dice in self.linked(sources, targets):
+            prior[j, i] = dice
+        return prior
+
+    def linked(
+        self, sources: Sequence[str], targets: Sequence[str]
+    ) -> Iterator[tuple[int, int, float]]:
+        """``prior``'s values above 0, as (target word, source word, Dice): few."""
         sources = [key(w) for w in sources]
-        linked = [self._by_target.get(key(t), {}) for t in targets]
-        rows = [[row.get(s, 0.0) for s in sources] for row in linked]
-        return torch.tensor(rows, dtype=torch.float32).reshape(len(targets), len(sources))
+        for j, target in enumerate(targets):
+            if row := self._by_target.get(key(target)):
+                for i, source in enumerate(sources):
+                    if dice := row.get(source):
+                        yield j, i, dice
 
     def write(self, directory: str | Path) -> None:
         from heedful.files import atomic_write_bytes
