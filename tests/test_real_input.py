@@ -1045,6 +1045,12 @@ def test_a_phone_number_is_one_span_copied_as_written():
     protected = protect("My number is +1 (555) 123-4567.", "en", "fr")
     assert protected.text == f"My number is {NUMBERS[0]}."  # one placeholder, not three
     assert protected.restore(f"Mon numéro est {NUMBERS[0]}.") == "Mon numéro est +1 (555) 123-4567."
+    # the model read it as a time or an age: that word goes; after another number it stays
+    protected = protect("Call me at +33 6 12 34 56 78, not at 9.", "en", "fr")
+    phone, nine = protected.placeholders
+    restored = protected.restore(f"Appelle-moi à {phone} heures, pas à {nine} heures.")
+    assert restored == "Appelle-moi à +33 6 12 34 56 78, pas à 9 heures."
+    assert protected.restore(f"C'est {phone} ans.") == "C'est +33 6 12 34 56 78."
 
 
 def test_a_phone_number_survives_translation_on_the_bundled_models(bundled, monkeypatch):
@@ -1056,6 +1062,19 @@ def test_a_phone_number_survives_translation_on_the_bundled_models(bundled, monk
     monkeypatch.setattr("heedful.protect.find_phone_numbers", lambda text, language: [])
     (before,) = translator.translate([text])
     assert "+1 (555) 123-4567" not in before or before.count("555") > 1, before
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Please call me at +33 6 12 34 56 78.", "You can reach us at 555-123-4567 from 9 to 5.",
+     "His number is 212-555-0187, I think."],
+)  # fmt: skip
+def test_a_phone_number_gets_no_hours_or_years_on_the_bundled_model(bundled, text):
+    """Before: "Appelle-moi à +33 6 12 34 56 78 heures, s'il te plaît.", "Tu peux nous joindre
+    à 555-123-4567 heures de 9 à 5 heures.", "Son numéro est 212-555-0187 ans, je pense."."""
+    (out,) = bundled["en-fr"].translate([text])
+    number = re.search(r"[+\d][\d ()-]+\d", text)[0]
+    assert re.search(rf"{re.escape(number)}(?! (?:heures?|ans)\b)", out), out
 
 
 def test_a_decade_and_etc_are_spans_written_the_target_way():

@@ -50,6 +50,8 @@ A phone number written with brackets, a country code or hyphens ("+1 (555) 123-4
 67 89") is found by phonenumbers (Google's libphonenumber, leniency POSSIBLE, the region of the
 source language's main country) and kept whole behind one number, copied as it is: the bundled
 en -> fr model was given "100 (200) 300" and wrote "le 123-4567 555 +1 mûres d'emprunt 123-4567".
+A word for hours or years the model writes after it is dropped: it read "Please call me at 100."
+as a time ("Appelle-moi à 100 heures") and "His number is 100, I think." as an age ("100 ans").
 
 An English decade ("the 1990s", "the '80s") keeps its "s" in the model's text and its number is
 written "années 1990" / "años 1990" (the model wrote "dans les 1990"; a singular article before
@@ -270,6 +272,7 @@ class Protected:
     # a time on the hour ("3pm" -> "15"): the target's word for hours follows it where the model
     # wrote none ("à 12 au 2e étage" for "at 3pm on the 2nd floor": "à 15 h au 2e étage")
     hours: set[int] = field(default_factory=set)
+    phones: set[int] = field(default_factory=set)  # a phone number's: no hours or years after it
 
     def as_translated(self) -> list[str]:
         """Each placeholder as the translation holds it (a date's: its translated weekday)."""
@@ -293,7 +296,8 @@ class Protected:
                     put = _put(match, span)
                     if k in self.hours and not _AFTER_HOUR.match(translation, match.end()):
                         put += HOUR_WORD[self.target]
-                    found.append((_extent(match, span, translation), put))
+                    phone = k in self.phones
+                    found.append((_extent(match, span, translation, phone=phone), put))
                     found += _plural_before(match, span, translation)
                     if self.target == "fr" and not span[:1].isdigit():
                         found += _elision_before(match, span, translation)
@@ -412,6 +416,7 @@ def protect(
     out, placeholders, originals, places, at = [], [], [], [], 0
     weekdays: dict[int, str] = {}
     hours: set[int] = set()
+    phone_numbers: set[int] = set()
     for start, end in spans:
         span = text[start:end]
         if (start, end) in dates:
@@ -480,13 +485,15 @@ def protect(
             weekdays[len(placeholders)] = WEEKDAYS[target][WEEKDAYS[source].index(pool[0])]
         elif target in HOUR_WORD and re.fullmatch(_CLOCK, span) and ":" not in original:
             hours.add(len(placeholders))  # "3pm" -> "15 h" where the model writes no "heures"
+        elif (start, end) in phones:
+            phone_numbers.add(len(placeholders))
         placeholders.append(pool.pop(0))
         originals.append(original)
         places.append((start, end))
         out += [text[at:start], placeholders[-1]]
         at = end
     text = "".join(out) + text[at:]
-    return Protected(text, placeholders, originals, places, weekdays, target, hours)
+    return Protected(text, placeholders, originals, places, weekdays, target, hours, phone_numbers)
 
 
 def _overlap(a: Span, b: Span) -> bool:
@@ -577,7 +584,7 @@ def _unit_start(span: str) -> int:
 _TRAILING_UNIT = re.compile(r"(?<=\d)[ \u00a0\u202f]?[^\d\s]+$")  # after the last digit
 
 
-def _extent(match: re.Match, span: str, translation: str) -> Span:
+def _extent(match: re.Match, span: str, translation: str, *, phone: bool = False) -> Span:
     """Where a placeholder's ``match`` stands, with what the model wrote next to it that
     ``span`` already says:
 
@@ -588,6 +595,7 @@ def _extent(match: re.Match, span: str, translation: str) -> Span:
       PM": "à 15:30"), or after a number with its unit (the model read "It's 100 outside" as an
       hour: "Il est 25°C dehors", not "Il est 25°C heures dehors");
     * minutes after a time that has its own ("1:50:00" for "a las 1:50": "1:50");
+    * a word for hours or years after a ``phone`` number ("à +33 6 12 34 56 78 heures");
     * the full stop after a span ending with its own ("9 a.m." ending a sentence)."""
     if _is_money(span):
         start, end = match.span()  # "$100 dollars" for "$5": "$5"
@@ -608,6 +616,11 @@ def _extent(match: re.Match, span: str, translation: str) -> Span:
         return match.start(), tail.end()  # "années 80 ans" for "in the 80s": the decade says it
     if decade and translation[: match.start()].endswith(word := span.split()[0] + " "):
         return match.start() - len(word), match.end()  # "années années 1990": "années 1990"
+    if phone and (
+        tail := _HOURS.match(translation, match.end())
+        or _YEARS_WORD.match(translation, match.end())
+    ):
+        return match.start(), tail.end()  # "à +33 6 12 34 56 78 heures": the model read a time
     if (_TIME.fullmatch(span) or unit) and (tail := _HOURS.match(translation, match.end())):
         return match.start(), tail.end()  # "25°C heures" for "It's 25°C outside": "25°C"
     if ":" in span and _TIME.fullmatch(span) and (tail := _MINUTES.match(translation, match.end())):
