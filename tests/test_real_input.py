@@ -308,9 +308,61 @@ def test_a_date_is_given_to_the_model_as_a_weekday_and_written_the_target_way():
     assert protect("Le mardi 4 mars.", "fr", "es").spans == ["martes 4 de marzo"]
 
 
+def test_a_range_of_days_is_one_date_given_as_a_weekday_and_written_the_target_way():
+    from heedful.dates import Date, find_dates, write_date
+
+    def ranges(text, lang):
+        return [(text[a:b], date.day, date.month, date.until, date.year)
+                for (a, b), date in find_dates(text, lang)]  # fmt: skip
+
+    assert ranges("Del 3 al 7 de junio y del 28 de junio al 3 de julio de 2025.", "es") == [
+        ("Del 3 al 7 de junio", 3, 6, (7, 6), None),
+        ("del 28 de junio al 3 de julio de 2025", 28, 6, (3, 7), "2025"),
+    ]
+    assert ranges("from June 3 to June 7, from May 3rd to the 9th, from the 1st to the 4th of July",
+                  "en") == [("from June 3 to June 7", 3, 6, (7, 6), None),
+                            ("from May 3rd to the 9th", 3, 5, (9, 5), None),
+                            ("from the 1st to the 4th of July", 1, 7, (4, 7), None)]  # fmt: skip
+    assert ranges("du 1er au 7 juin 2024", "fr") == [
+        ("du 1er au 7 juin 2024", 1, 6, (7, 6), "2024")
+    ]
+    # no range: backwards, a day out of range, across a year's end (two dates, as before)
+    assert [d.until for _, d in find_dates("del 7 al 3 de junio", "es")] == [None]
+    assert [d.until for _, d in find_dates("del 3 al 32 de junio", "es")] == []
+    assert [d.until for _, d in find_dates("del 24 de diciembre al 2 de enero", "es")] == [None] * 2
+    written = {
+        lang: write_date(Date(1, 6, "2025", until=(7, 6)), lang) for lang in ("en", "es", "fr")
+    }
+    assert written == {"en": "from June 1 to 7, 2025", "es": "del 1 al 7 de junio de 2025",
+                       "fr": "du 1er au 7 juin 2025"}  # fmt: skip
+    assert write_date(Date(28, 6, None, until=(3, 7)), "fr") == "du 28 juin au 3 juillet"
+    # given to the model as one weekday with its word before it, put back in place of both
+    dated = protect("Estaré en Madrid del 3 al 7 de junio.", "es", "en")
+    assert dated.text == "Estaré en Madrid el domingo."
+    assert dated.restore("I'll be in Madrid on Sunday.") == "I'll be in Madrid from June 3 to 7."
+    assert dated.restore("I'll be in Madrid Sunday.") == "I'll be in Madrid from June 3 to 7."
+    assert dated.sentence_map("Estaré en Madrid del 3 al 7 de junio.").map((17, 27)) == (17, 36)
+    dated = protect("From June 3 to June 7, the office is closed.", "en", "fr")
+    assert dated.text == "On Monday, the office is closed."
+    assert dated.restore("Le lundi, le bureau est fermé.") == "Du 3 au 7 juin, le bureau est fermé."
+    assert dated.restore("LUNDI.") == "DU 3 AU 7 JUIN."
+    caps = protect("NOS VAMOS DEL 3 AL 7 DE JUNIO.", "es", "en").text
+    assert caps == "NOS VAMOS EL domingo."  # still in capitals, but for the placeholder
+
+
 @pytest.mark.parametrize(
     ("name", "text", "date"),
     [
+        # ranges of days: "I'll be in Madrid's 3 on June 7.", "Je serai à Paris de June 7 juin 7."
+        ("es-en", "Estaré en Madrid del 3 al 7 de junio.", "from June 3 to 7"),
+        (
+            "es-en",
+            "Te escribo para confirmar la reserva del 12 al 15 de agosto.",
+            "from August 12 to 15",
+        ),
+        ("en-fr", "I'll be in Paris from June 3 to June 7.", "du 3 au 7 juin"),
+        ("en-fr", "The festival runs from July 10 to 14.", "du 10 au 14 juillet"),
+        ("es-en", "ESTAREMOS FUERA DEL 3 AL 7 DE JUNIO.", "FROM JUNE 3 TO 7"),
         ("es-en", "Nací el 3 de mayo de 1990.", "May 3, 1990"),
         ("es-en", "El 25 de diciembre de 2023 fuimos a ver a la abuela.", "December 25, 2023"),
         ("en-fr", "We went to see grandma on December 25, 2023.", "le 25 décembre 2023"),
@@ -336,7 +388,12 @@ def test_a_date_is_linked_to_the_date_it_became(bundled):
         (
             "en-fr",
             "From May 3 to June 7 I will be in Lima.",
-            [("May 3", "3 mai"), ("June 7", "7 juin")],
+            [("From May 3 to June 7", "Du 3 mai au 7 juin")],  # a range: one span, one link
+        ),
+        (
+            "es-en",
+            "Estaré en Lima del 3 al 7 de junio.",
+            [("del 3 al 7 de junio", "from June 3 to 7")],
         ),
     ]:
         result = bundled[name].translate([text], alignments=True)[0]

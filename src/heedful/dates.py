@@ -15,6 +15,14 @@ Read: Spanish "3 de mayo (de 1990)"; English "May 3(rd)(, 1990)", "3(rd) May (19
 3rd of May (1990)", with the month's name or its short form ("Dec. 25", "Sept 3"); French "3 /
 1er mai (1990)". Written: English "May 3, 1990", Spanish "3 de
 mayo de 1990", French "3 mai 1990" ("1er mai"). A day outside 1-31 is no date.
+
+A range of days with its preposition ("del 3 al 7 de junio", "from June 3 to (June) 7", "du 3
+au 7 juin", across months too: "del 28 de junio al 3 de julio") is one date: the models garbled
+both its days ("Estaré en Madrid del 3 al 7 de junio." -> "I'll be in Madrid's 3 on June 7.";
+with two weekdays for its two dates, "del lunes al viernes" -> "on Monday on Friday"). It is
+given to the model as one weekday with the language's word before it ("el domingo", "on
+Monday", "le lundi"), and that weekday in the translation, with the word before it, becomes the
+range written the target way: "from June 3 to 7", "del 3 al 7 de junio", "du 3 au 7 juin".
 """
 
 from __future__ import annotations
@@ -63,6 +71,7 @@ class Date:
     month: int  # 1-12
     year: str | None  # as written
     weekday: int | None = None  # 0-6 (Monday first), if written with it: "Tuesday, March 4"
+    until: tuple[int, int] | None = None  # a range's last (day, month): "del 3 al 7 de junio"
 
 
 # English's short month names ("Dec. 25", "Jan 3rd"), read as the month they begin
@@ -91,12 +100,41 @@ _PATTERNS = {
     ],
     "fr": [rf"(?P<day>\d{{1,2}}|1er) (?P<month>{_month_names('fr')})(?: (?P<year>\d{{4}}))?"],
 }
+_DAY = r"(?P<day>\d{1,2})"
+_RANGES = {  # a range of days with its preposition, its first day's month left out or not
+    "es": [
+        rf"(?:del|desde el) {_DAY}(?: de (?P<month>{_month_names('es')}))? (?:al|hasta el) "
+        rf"(?P<last>\d{{1,2}}) de (?P<last_month>{_month_names('es')})(?: del? (?P<year>\d{{4}}))?"
+    ],
+    "en": [
+        rf"from (?P<month>{_month_names('en')}) {_DAY}{_ORDINAL} (?:to|until|till|through) "
+        rf"(?:(?P<last_month>{_month_names('en')}) )?(?:the )?(?P<last>\d{{1,2}}){_ORDINAL}"
+        rf"(?:,? (?P<year>\d{{4}}))?",
+        rf"from (?:the )?{_DAY}{_ORDINAL}(?: (?:of )?(?P<month>{_month_names('en')}))? "
+        rf"(?:to|until|till) (?:the )?(?P<last>\d{{1,2}}){_ORDINAL} (?:of )?"
+        rf"(?P<last_month>{_month_names('en')})(?:,? (?P<year>\d{{4}}))?",
+    ],
+    "fr": [
+        rf"du (?P<day>\d{{1,2}}|1er)(?: (?P<month>{_month_names('fr')}))? au "
+        rf"(?P<last>\d{{1,2}}) (?P<last_month>{_month_names('fr')})(?: (?P<year>\d{{4}}))?"
+    ],
+}
+# the word a range's weekday is given with ("el domingo"), and the words before a weekday in a
+# translation that its range takes the place of ("on Sunday" -> "from June 3 to 7")
+RANGE_GIVEN = {"en": "on ", "es": "el ", "fr": "le "}
+RANGE_BEFORE = {"en": ("from", "on", "the", "by", "until", "since"),
+                "es": ("del", "desde el", "de", "desde", "el", "al", "hasta el"),
+                "fr": ("du", "le", "de", "dès", "depuis", "au", "ce")}  # fmt: skip
 # the date's weekday before it: "Tuesday, March 4th", "martes 4 de marzo", "mardi 4 mars"
 _WEEKDAY = {lang: rf"(?:(?P<weekday>{'|'.join(days)}),? )?" for lang, days in WEEKDAYS.items()}
 _COMPILED = {
     lang: [
-        re.compile(rf"(?<![\w/.,:-]){_WEEKDAY[lang]}{p}(?![\w/-]|[.,:]\d)", re.IGNORECASE)
-        for p in patterns
+        re.compile(
+            rf"(?<![\w/.,:-]){_WEEKDAY[lang] if p in _PATTERNS[lang] else ''}{p}"
+            rf"(?![\w/-]|[.,:]\d)",
+            re.IGNORECASE,
+        )  # fmt: skip
+        for p in _RANGES[lang] + patterns  # ranges first: their last day is a date too
     ]
     for lang, patterns in _PATTERNS.items()
 }
@@ -110,6 +148,15 @@ def find_dates(text: str, lang: str | None) -> list[tuple[Span, Date]]:
             day = 1 if m["day"] == "1er" else int(m["day"])
             if not 1 <= day <= 31 or any(a < m.end() and m.start() < b for (a, b), _ in found):
                 continue
+            groups = m.groupdict()
+            if "last" in groups:  # a range: one month written for both days, or each its own
+                last_month = _month(m["last_month"] or m["month"], lang)
+                month = _month(m["month"] or m["last_month"], lang)
+                if not 1 <= int(m["last"]) <= 31 or (month, day) >= (last_month, int(m["last"])):
+                    continue
+                until = (int(m["last"]), last_month)
+                found.append((m.span(), Date(day, month, m["year"], until=until)))
+                continue
             weekday = m["weekday"] and [d.lower() for d in WEEKDAYS[lang]].index(
                 m["weekday"].lower()
             )
@@ -120,6 +167,8 @@ def find_dates(text: str, lang: str | None) -> list[tuple[Span, Date]]:
 def write_date(date: Date, lang: str) -> str:
     """``date`` as ``lang`` writes it (``lang`` one of ``MONTHS``), with its weekday if it has
     one: "Tuesday, March 4, 2025", "martes 4 de marzo de 2025", "mardi 4 mars 2025"."""
+    if date.until is not None:
+        return _write_range(date, lang)
     month = MONTHS[lang][date.month - 1]
     weekday = "" if date.weekday is None else WEEKDAYS[lang][date.weekday]
     if lang == "en":
@@ -132,21 +181,52 @@ def write_date(date: Date, lang: str) -> str:
     return f"{weekday}{day} {month}" + (f" {date.year}" if date.year else "")
 
 
-def weekday_pattern(weekday: str, lang: str) -> re.Pattern[str]:
-    """A weekday in a translation, with the word before it that a date keeps, if any."""
+def _write_range(date: Date, lang: str) -> str:
+    """A range of days with its preposition, as ``lang`` writes it: "from June 3 to 7(, 2025)",
+    "from June 28 to July 3", "del 3 al 7 de junio (de 2025)", "du 1er au 7 juin (2025)"."""
+    (last, last_month), month = date.until, MONTHS[lang][date.month - 1]
+    same = date.month == last_month
+    last_name = MONTHS[lang][last_month - 1]
+    if lang == "en":
+        out = f"from {month} {date.day} to {'' if same else last_name + ' '}{last}"
+        return out + (f", {date.year}" if date.year else "")
+    if lang == "es":
+        first = f"{date.day}" if same else f"{date.day} de {month}"
+        return f"del {first} al {last} de {last_name}" + (f" de {date.year}" if date.year else "")
+    day = "1er" if date.day == 1 else str(date.day)
+    first = day if same else f"{day} {month}"
+    return f"du {first} au {last} {last_name}" + (f" {date.year}" if date.year else "")
+
+
+def weekday_pattern(weekday: str, lang: str, *, range_of_days: bool = False) -> re.Pattern[str]:
+    """A weekday in a translation, with the word before it that a date keeps, if any (a
+    range of days: the word before it that the range takes the place of)."""
     kept = "|".join((*KEPT_BEFORE.get(lang, ()), *CONTRACTED.get(lang, {})))
+    if range_of_days:
+        kept = "|".join(RANGE_BEFORE.get(lang, ()))
     return re.compile(
         rf"(?<!\w)(?:(?P<before>{kept}) )?(?P<weekday>{re.escape(weekday)})(?!\w)", re.IGNORECASE
     )
 
 
-def put_date(match: re.Match, written: str, lang: str) -> list[tuple[Span, str]]:
+def put_date(
+    match: re.Match, written: str, lang: str, *, range_of_days: bool = False
+) -> list[tuple[Span, str]]:
     """What a weekday's ``match`` (``weekday_pattern``) becomes, as (span, text) replacements of
     the translation: the weekday, the date ``written`` (after the language's article unless a
     word that a date keeps comes before it; capitalised where the weekday was, in capitals where
-    it was), and a preposition before it that takes the article in ("de" -> "du")."""
+    it was), and a preposition before it that takes the article in ("de" -> "du"). A
+    ``range_of_days`` takes the place of the weekday and the word before it."""
     before, weekday = match["before"], match["weekday"]
     capitals = len(weekday) > 1 and weekday.isupper()
+    if range_of_days:  # written with its own preposition, in place of the word before
+        date = written.upper() if capitals else written
+        opening = not match.string[: match.start()].strip() or match.string[
+            : match.start()
+        ].rstrip().endswith((".", "!", "?", ":", "\n"))
+        if opening and (before or weekday)[0].isupper():  # English capitalises every weekday
+            date = date[:1].upper() + date[1:]
+        return [(match.span(), date)]
     out = []
     contracted = CONTRACTED.get(lang, {}).get((before or "").lower())
     if contracted:

@@ -74,7 +74,15 @@ from dataclasses import dataclass, field
 
 import phonenumbers
 
-from heedful.dates import STAND_INS, WEEKDAYS, find_dates, put_date, weekday_pattern, write_date
+from heedful.dates import (
+    RANGE_GIVEN,
+    STAND_INS,
+    WEEKDAYS,
+    find_dates,
+    put_date,
+    weekday_pattern,
+    write_date,
+)
 from heedful.names import feminine_title, write_title
 from heedful.textmap import Span, TextMap
 from heedful.unknown_words import Unreadable
@@ -273,6 +281,8 @@ class Protected:
     # wrote none ("à 12 au 2e étage" for "at 3pm on the 2nd floor": "à 15 h au 2e étage")
     hours: set[int] = field(default_factory=set)
     phones: set[int] = field(default_factory=set)  # a phone number's: no hours or years after it
+    # a range of days' weekday, given to the model after the source's word for it ("el domingo")
+    ranges: dict[int, str] = field(default_factory=dict)
 
     def as_translated(self) -> list[str]:
         """Each placeholder as the translation holds it (a date's: its translated weekday)."""
@@ -282,7 +292,8 @@ class Protected:
         """Placeholder ``k`` as the translation holds it: itself, or a date's translated
         weekday (with the word before it that the date keeps)."""
         if k in self.weekdays:
-            return weekday_pattern(self.weekdays[k], self.target or "")
+            range_of_days = k in self.ranges
+            return weekday_pattern(self.weekdays[k], self.target or "", range_of_days=range_of_days)
         return _find(self.placeholders[k])
 
     def _replacements(self, translation: str) -> list[tuple[Span, str]]:
@@ -291,7 +302,8 @@ class Protected:
         for k, span in enumerate(self.spans):
             for match in self.in_translation(k).finditer(translation):
                 if k in self.weekdays:
-                    found += put_date(match, span, self.target or "")
+                    range_of_days = k in self.ranges
+                    found += put_date(match, span, self.target or "", range_of_days=range_of_days)
                 else:
                     put = _put(match, span)
                     if k in self.hours and not _AFTER_HOUR.match(translation, match.end()):
@@ -368,9 +380,8 @@ class Protected:
 
     def sentence_map(self, sentence: str) -> TextMap:
         """The map from ``text``'s offsets to those of ``sentence``, the text protected."""
-        text, forward = TextMap.replacing(
-            sentence, list(zip(self.places, self.placeholders, strict=True))
-        )
+        given = [self.ranges.get(k, "") + p for k, p in enumerate(self.placeholders)]
+        text, forward = TextMap.replacing(sentence, list(zip(self.places, given, strict=True)))
         if text != self.text:
             raise ValueError(f"{self.text!r} was not protected from {sentence!r}")
         return forward.inverse()
@@ -417,6 +428,7 @@ def protect(
     weekdays: dict[int, str] = {}
     hours: set[int] = set()
     phone_numbers: set[int] = set()
+    ranges: dict[int, str] = {}
     for start, end in spans:
         span = text[start:end]
         if (start, end) in dates:
@@ -481,8 +493,14 @@ def protect(
                 original = span  # "Python 3.11", "version 2.0": no decimal to write anew
         if not pool:
             continue  # more spans than placeholders: the model is given the rest as they are
+        given = ""  # what the model is given before the placeholder
         if (start, end) in dates:  # the weekday the translation will hold
             weekdays[len(placeholders)] = WEEKDAYS[target][WEEKDAYS[source].index(pool[0])]
+            if dates[start, end].until is not None:  # "del 3 al 7 de junio": "el domingo"
+                given = RANGE_GIVEN[source]
+                given = given.capitalize() if span[0].isupper() else given
+                given = given.upper() if span.isupper() else given  # ALL CAPS stays so
+                ranges[len(placeholders)] = given
         elif target in HOUR_WORD and re.fullmatch(_CLOCK, span) and ":" not in original:
             hours.add(len(placeholders))  # "3pm" -> "15 h" where the model writes no "heures"
         elif (start, end) in phones:
@@ -490,10 +508,12 @@ def protect(
         placeholders.append(pool.pop(0))
         originals.append(original)
         places.append((start, end))
-        out += [text[at:start], placeholders[-1]]
+        out += [text[at:start], given, placeholders[-1]]
         at = end
     text = "".join(out) + text[at:]
-    return Protected(text, placeholders, originals, places, weekdays, target, hours, phone_numbers)
+    return Protected(
+        text, placeholders, originals, places, weekdays, target, hours, phone_numbers, ranges
+    )
 
 
 def _overlap(a: Span, b: Span) -> bool:
