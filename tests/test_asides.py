@@ -124,3 +124,70 @@ def test_words_between_dashes_are_an_aside_put_back_between_the_same_marks(en_fr
     for link in translated.alignment:
         assert text[slice(*link.source)] == link.source_word
         assert translated.text[slice(*link.target)] == link.target_word
+
+
+def test_a_label_before_a_colon_is_cut_out_when_the_model_read_it_in_lower_case():
+    labels = {"warning", "note", "pregunta"}
+
+    def is_label(word):
+        return word.lower() in labels
+
+    text = "Warning: do not open this door (or else)."
+    found = find_asides(text, is_label=is_label)
+    assert found.label and found.texts == ["Warning", "or else"]
+    assert found.main == "do not open this door." and found.cuts[0] == (0, len("Warning: "))
+    assert found.main_to_sentence(0) == len("Warning: ")
+    assert find_asides("Pregunta: ¿dónde está?", is_label=is_label).texts == ["Pregunta"]
+    assert find_asides("Note : it is late.", is_label=is_label).main == "it is late."
+    for text in [
+        "Tom: I'm here.",  # not a label (a name, for the lexicon)
+        "Warning: stop.",  # one word after it
+        "The time is 10:30 now.",
+        "See http://example.com for more.",
+        "Warning:do this now.",  # no space
+    ]:
+        assert find_asides(text, is_label=is_label) is None, text
+    assert find_asides("Warning: do not open this door.") is None  # no is_label: no labels
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "label", "rest"),
+    [
+        # before: "Apprendre la porte ne s'ouvrit pas.", "Remouvez à la bibliothèque ferme à 6
+        # heures.", "Be quiet. Don't open this door."
+        (
+            "en-fr",
+            "Warning: do not open this door.",
+            "Avertissement : ",
+            "n'ouvrez pas cette porte",
+        ),
+        ("en-fr", "Reminder: the library closes at 6.", "Rappel : ", "la bibliothèque ferme"),
+        ("es-en", "Advertencia: no abras esta puerta.", "Warning: ", "open this door"),
+        (
+            "en-fr",
+            "WARNING: DO NOT OPEN THIS DOOR.",
+            "AVERTISSEMENT : ",
+            "N'OUVREZ PAS CETTE PORTE",
+        ),
+    ],
+)
+def test_a_label_is_translated_in_a_sentence_the_model_knows(name, text, label, rest):
+    translator = Translator.load(model_dir(name))
+    (out,) = translator.translate_n_best([text], alignments=True)
+    best = out[0]
+    assert best.text.startswith(label) and rest in best.text, best.text
+    label_link = [k for k in best.alignment if k.source[0] == 0]
+    assert len(label_link) == 1
+    assert best.text[slice(*label_link[0].target)] == label.rstrip(": ")
+    for k in best.alignment:  # every link indexes the texts' own words
+        assert text[slice(*k.source)] == k.source_word and best.text[slice(*k.target)] == (
+            k.target_word
+        )
+
+
+def test_a_name_before_a_colon_is_no_label(en_fr):
+    from heedful.asides import sentence_asides
+
+    assert sentence_asides(en_fr, "Tom: I'm here.") is None  # the training writes "Tom"
+    assert sentence_asides(en_fr, "Re: the meeting is over.") is None  # two letters
+    assert sentence_asides(en_fr, "Warning: I'm here.").label

@@ -23,6 +23,15 @@ and one opening its sentence ("(Nota) Es importante.") opens the translation. An
 translation keeps its lower-case opening and lack of a full stop ("mi hermano" -> "my brother",
 not "My brother."). Where the words before an aside are linked to nothing, it follows the
 translation's word at the same relative place.
+
+A label of one word before a colon opens a sentence the same way ("Warning: do not open this
+door."): the models garbled such sentences ("Apprendre la porte ne s'ouvrit pas.", "Advertencia:
+no abras esta puerta." -> "Be quiet. Don't open this door."), and translate the sentence after
+the colon well alone. A word alone they garble too ("Reminder" -> "Rappelle-toi", "Advertencia"
+-> "Admay"), so the label is given in a sentence they know, ``FRAMES`` ("This is a reminder." ->
+"C'est un rappel."), and its translation is the words its word links reach ("rappel"), with
+the label's capitals: "Rappel : la bibliothèque ferme à 6 heures." A word the model never read,
+or one the training text writes capitalised (a name: "Tom: I'm here."), is no label.
 """
 
 from __future__ import annotations
@@ -51,6 +60,15 @@ _WORD = re.compile(r"\w+(?:['’-]\w+)*")
 _LETTER = re.compile(r"[^\W\d_]")
 
 
+# a sentence each model translates well that holds a label of one word (lower case), by source
+# language: "This is a warning." -> "C'est un avertissement.", "Es un aviso." -> "It's a warning."
+FRAMES = {"en": "This is a {}.", "es": "Es un {}.", "fr": "C'est un {}."}
+# "Warning:" opening a sentence: one word, a colon, then a word with a letter
+_LABEL = re.compile(r"(?P<label>[^\W\d_]+)[ \t]?:[ \t]+(?=[^\W\d_]|[¿¡\"'«“(])")
+# the word English adds after an adjective the frame made a noun ("It's an important one.")
+_PRO_FORM = {"en": ("one", "ones")}
+
+
 @dataclass
 class Asides:
     """A sentence's asides taken out: ``main`` is the sentence without them; each aside's
@@ -65,6 +83,7 @@ class Asides:
     insides: list[Span]
     at: list[int]
     marks: list[tuple[str, str]]
+    label: bool = False  # the first is a label before a colon (``FRAMES``)
 
     @property
     def texts(self) -> list[str]:
@@ -86,11 +105,23 @@ class Asides:
         return offset + shift
 
 
-def find_asides(sentence: str, keep_whole: Collection[Span] = ()) -> Asides | None:
+def find_asides(
+    sentence: str, keep_whole: Collection[Span] = (), is_label: Callable[[str], bool] | None = None
+) -> Asides | None:
     """``sentence``'s asides, if it has any and a word outside them; none inside or across a
-    span of ``keep_whole`` (a phone number's "(555)", a URL's)."""
+    span of ``keep_whole`` (a phone number's "(555)", a URL's). ``is_label``: whether a word
+    opening the sentence before a colon is a label (module docstring); None: no labels."""
     cuts, insides, at, main, marks, last = [], [], [], [], [], 0
-    for match in _ASIDE.finditer(sentence):
+    label = _LABEL.match(sentence) if is_label is not None else None
+    labelled = bool(label and is_label(label["label"]))
+    if labelled and len(_WORD.findall(sentence, label.end())) > 1:
+        main.append("")
+        at.append(0)
+        cuts.append(label.span())
+        insides.append(label.span("label"))
+        marks.append(("", ":"))
+        last = label.end()
+    for match in _ASIDE.finditer(sentence, last):
         start, end = match.span()
         group = next(g for g in ("inside", "dashed", "tail") if match.group(g) is not None)
         if group == "tail" and re.search(r"\s[—–]", sentence[:start]):
@@ -114,7 +145,7 @@ def find_asides(sentence: str, keep_whole: Collection[Span] = ()) -> Asides | No
     text = "".join(main)
     if not _WORD.search(text):
         return None
-    return Asides(sentence, text, cuts, insides, at, marks)
+    return Asides(sentence, text, cuts, insides, at, marks, label=labelled and last > 0)
 
 
 def as_aside(source: str, translation: str, target: str | None = None) -> str:
@@ -222,12 +253,19 @@ def _word_end(text: str, offset: int) -> int:
 def sentence_asides(translator, sentence: str) -> Asides | None:
     """A sentence's asides in parentheses (heedful.asides), where the translator cuts texts
     into sentences; none inside the spans it keeps (a phone number's "(555)")."""
-    if not translator.split_sentences or not any(mark in sentence for mark in "(—–"):
+    if not translator.split_sentences or not any(mark in sentence for mark in "(—–:"):
         return None
     keep = []
     if translator.protect_spans:
         keep = find_spans(sentence) + find_phone_numbers(sentence, translator.source_language)
-    return find_asides(sentence, keep)
+    lexicon, source = translator.lexicon, translator.source_language
+    is_label = None
+    if lexicon is not None and source in FRAMES and ":" in sentence:
+
+        def is_label(word: str) -> bool:  # a word the model read, in lower case ("Re": none)
+            return len(word) > 2 and lexicon.knows(word) and not lexicon.may_be_name(word)
+
+    return find_asides(sentence, keep, is_label)
 
 
 def translate_asides(translator, sentences: list[str], in_capitals: list[bool],
@@ -239,25 +277,54 @@ def translate_asides(translator, sentences: list[str], in_capitals: list[bool],
     ``Translation``s."""
     plain = [i for i, found in enumerate(asides) if found is None]
     apart = [i for i, found in enumerate(asides) if found is not None]
-    inside = [(i, asides[i].texts[k]) for i in apart for k in asides[i].to_translate]
+    inside = [(i, asides[i].texts[k]) for i in apart for k in asides[i].to_translate
+              if k or not asides[i].label]  # fmt: skip
     capitals = [in_capitals[i] or is_all_caps(sentences[i]) for i, _ in inside]
     first = translate_sentences(
         translator, [sentences[i] for i in plain] + [text for _, text in inside],
         [in_capitals[i] for i in plain] + capitals, options, alignments,
     )  # fmt: skip
+    labelled = [i for i in apart if asides[i].label]
+    frame = FRAMES.get(translator.source_language or "", "{}")
+    frames = [frame.format(asides[i].texts[0].lower()) for i in labelled]
     mains = translate_sentences(
-        translator, [asides[i].main for i in apart], [in_capitals[i] for i in apart], options, True
-    )
+        translator, [asides[i].main for i in apart] + frames,
+        [in_capitals[i] for i in apart] + [False] * len(frames), options, True,
+    )  # fmt: skip
+    target = translator.target_language
+    labels = {
+        i: _label(asides[i].texts[0], frame.index("{}"), found[0], target)
+        for i, found in zip(labelled, mains[len(apart) :], strict=True)
+    }
     out: list[list] = [[] for _ in sentences]
     for k, i in enumerate(plain):
         out[i] = first[k]
     translated = iter(first[len(plain) :])
-    for i, options_ in zip(apart, mains, strict=True):
+    for i, options_ in zip(apart, mains[: len(apart)], strict=True):
         texts, wanted = asides[i].texts, asides[i].to_translate
-        best = [next(translated)[0] if k in wanted else None for k in range(len(texts))]
-        target = translator.target_language
+        best = [
+            labels[i] if k == 0 and i in labels else next(translated)[0] if k in wanted else None
+            for k in range(len(texts))
+        ]
         out[i] = [with_asides(asides[i], o, best, alignments, target) for o in options_]
     return out
+
+
+def _label(label: str, at: int, framed, target: str | None):
+    """A label's translation from its frame's (``framed``, the label at ``at`` in the frame):
+    the words linked to it, in the label's capitals; the label as written if none are."""
+    words = sorted({link.target: link.target_word for link in framed.alignment
+                    if link.source[0] == at}.items())  # fmt: skip
+    kept = [word.strip(".,;:!?") for _, word in words]
+    while len(kept) > 1 and kept[-1].lower() in _PRO_FORM.get(target or "", ()):
+        kept.pop()  # "It's an important one.": "important"
+    text = " ".join(w for w in kept if w) or label
+    if label.isupper() and len(label) > 1:
+        text = text.upper()
+    elif label[:1].isupper():
+        text = text[:1].upper() + text[1:]
+    link = WordLink((0, len(label)), (0, len(text)), label, text)  # the label: one link
+    return replace(framed, text=text, alignment=[link], tokens=[], score=0.0, warnings=[])
 
 
 def with_asides(asides: Asides, main, best: list, alignments: bool, target: str | None = None):
@@ -267,6 +334,12 @@ def with_asides(asides: Asides, main, best: list, alignments: bool, target: str 
         text if b is None else as_aside(text, b.text, target)
         for b, text in zip(best, asides.texts, strict=True)
     ]
+    if asides.label:  # "Rappel : la bibliothèque ferme", after the label as the source has it
+        colon = " :" if target == "fr" else ":"
+        asides = replace(asides, marks=[("", colon), *asides.marks[1:]])
+        text = as_aside(asides.main, main.text, target)
+        words = [k._replace(target_word=text[slice(*k.target)]) for k in main.alignment or []]
+        main = replace(main, text=text, alignment=words if main.alignment is not None else None)
     put = put_asides(asides, main.text, main.alignment or [], texts)
     translated = [b for b in best if b is not None]
     tokens = main.tokens + [t for b in translated for t in b.tokens]
