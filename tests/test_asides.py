@@ -169,6 +169,8 @@ def test_a_label_before_a_colon_is_cut_out_when_the_model_read_it_in_lower_case(
             "AVERTISSEMENT : ",
             "N'OUVREZ PAS CETTE PORTE",
         ),
+        # "I" opens no sentence after a colon: "je", not "Je"
+        ("en-fr", "Example: I eat an apple every day.", "Exemple : ", "je mange une pomme"),
     ],
 )
 def test_a_label_is_translated_in_a_sentence_the_model_knows(name, text, label, rest):

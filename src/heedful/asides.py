@@ -337,7 +337,9 @@ def with_asides(asides: Asides, main, best: list, alignments: bool, target: str 
     if asides.label:  # "Rappel : la bibliothèque ferme", after the label as the source has it
         colon = " :" if target == "fr" else ":"
         asides = replace(asides, marks=[("", colon), *asides.marks[1:]])
-        text = as_aside(asides.main, main.text, target)
+        rest = asides.main  # English capitalises "I" anywhere: it says nothing of the opening
+        rest = "i" + rest[1:] if re.match(r"I\b(?!\.)", rest) else rest
+        text = as_aside(rest, main.text, target)
         words = [k._replace(target_word=text[slice(*k.target)]) for k in main.alignment or []]
         main = replace(main, text=text, alignment=words if main.alignment is not None else None)
     put = put_asides(asides, main.text, main.alignment or [], texts)
