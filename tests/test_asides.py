@@ -129,16 +129,16 @@ def test_words_between_dashes_are_an_aside_put_back_between_the_same_marks(en_fr
 def test_a_label_before_a_colon_is_cut_out_when_the_model_read_it_in_lower_case():
     labels = {"warning", "note", "pregunta"}
 
-    def is_label(word):
-        return word.lower() in labels
+    def label_kind(word):
+        return "framed" if word.lower() in labels else "copied" if word == "Q" else None
 
     text = "Warning: do not open this door (or else)."
-    found = find_asides(text, is_label=is_label)
-    assert found.label and found.texts == ["Warning", "or else"]
+    found = find_asides(text, label_kind=label_kind)
+    assert found.label == "framed" and found.texts == ["Warning", "or else"]
     assert found.main == "do not open this door." and found.cuts[0] == (0, len("Warning: "))
     assert found.main_to_sentence(0) == len("Warning: ")
-    assert find_asides("Pregunta: ¿dónde está?", is_label=is_label).texts == ["Pregunta"]
-    assert find_asides("Note : it is late.", is_label=is_label).main == "it is late."
+    assert find_asides("Pregunta: ¿dónde está?", label_kind=label_kind).texts == ["Pregunta"]
+    assert find_asides("Note : it is late.", label_kind=label_kind).main == "it is late."
     for text in [
         "Tom: I'm here.",  # not a label (a name, for the lexicon)
         "Warning: stop.",  # one word after it
@@ -146,8 +146,10 @@ def test_a_label_before_a_colon_is_cut_out_when_the_model_read_it_in_lower_case(
         "See http://example.com for more.",
         "Warning:do this now.",  # no space
     ]:
-        assert find_asides(text, is_label=is_label) is None, text
-    assert find_asides("Warning: do not open this door.") is None  # no is_label: no labels
+        assert find_asides(text, label_kind=label_kind) is None, text
+    assert find_asides("Warning: do not open this door.") is None  # no label_kind: no labels
+    copied = find_asides("Q: How old are you?", label_kind=label_kind)
+    assert copied.label == "copied" and copied.texts == ["Q"] and copied.to_translate == []
 
 
 @pytest.mark.parametrize(
@@ -192,4 +194,14 @@ def test_a_name_before_a_colon_is_no_label(en_fr):
 
     assert sentence_asides(en_fr, "Tom: I'm here.") is None  # the training writes "Tom"
     assert sentence_asides(en_fr, "Re: the meeting is over.") is None  # two letters
-    assert sentence_asides(en_fr, "Warning: I'm here.").label
+    assert sentence_asides(en_fr, "Warning: I'm here.").label == "framed"
+    assert sentence_asides(en_fr, "PS: I'm here.").label == "copied"
+
+
+def test_a_label_of_capitals_is_copied_not_dropped(en_fr):
+    """Before: "Quel âge as-tu ? J'ai 25 ans." (both labels dropped)."""
+    (out,) = en_fr.translate_n_best(["Q: How old are you? A: I'm 25."], alignments=True)
+    assert out[0].text.startswith("Q : ") and " A : " in out[0].text, out[0].text
+    assert "âge" in out[0].text and "25" in out[0].text
+    links = {(k.source_word, k.target_word) for k in out[0].alignment}
+    assert {("Q", "Q"), ("A", "A")} <= links

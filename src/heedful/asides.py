@@ -31,7 +31,9 @@ the colon well alone. A word alone they garble too ("Reminder" -> "Rappelle-toi"
 -> "Admay"), so the label is given in a sentence they know, ``FRAMES`` ("This is a reminder." ->
 "C'est un rappel."), and its translation is the words its word links reach ("rappel"), with
 the label's capitals: "Rappel : la bibliothèque ferme à 6 heures." A word the model never read,
-or one the training text writes capitalised (a name: "Tom: I'm here."), is no label.
+or one the training text writes capitalised (a name: "Tom: I'm here."), is no label. A label of
+one or two capitals ("Q:", "A:", "PS:"), which the models dropped ("Q: How old are you? A: I'm
+25." -> "Quel âge as-tu ? J'ai 25 ans."), is copied as written.
 """
 
 from __future__ import annotations
@@ -83,7 +85,8 @@ class Asides:
     insides: list[Span]
     at: list[int]
     marks: list[tuple[str, str]]
-    label: bool = False  # the first is a label before a colon (``FRAMES``)
+    # the first is a label before a colon: "framed" (translated in ``FRAMES``) or "copied"
+    label: str | None = None
 
     @property
     def texts(self) -> list[str]:
@@ -93,7 +96,8 @@ class Asides:
     @property
     def to_translate(self) -> list[int]:
         """The asides with a letter, to translate; the others ("2019", "1") are copied."""
-        return [k for k, text in enumerate(self.texts) if _LETTER.search(text)]
+        copied = {0} if self.label == "copied" else set()  # "Q:"
+        return [k for k, text in enumerate(self.texts) if _LETTER.search(text) and k not in copied]
 
     def main_to_sentence(self, offset: int, end: bool = False) -> int:
         """An offset into ``main`` as an offset into the sentence (an ``end`` offset at an
@@ -106,15 +110,18 @@ class Asides:
 
 
 def find_asides(
-    sentence: str, keep_whole: Collection[Span] = (), is_label: Callable[[str], bool] | None = None
+    sentence: str,
+    keep_whole: Collection[Span] = (),
+    label_kind: Callable[[str], str | None] | None = None,
 ) -> Asides | None:
     """``sentence``'s asides, if it has any and a word outside them; none inside or across a
-    span of ``keep_whole`` (a phone number's "(555)", a URL's). ``is_label``: whether a word
-    opening the sentence before a colon is a label (module docstring); None: no labels."""
+    span of ``keep_whole`` (a phone number's "(555)", a URL's). ``label_kind``: what a word
+    opening the sentence before a colon is, "framed" or "copied" (a label: module docstring) or
+    None; no ``label_kind``: no labels."""
     cuts, insides, at, main, marks, last = [], [], [], [], [], 0
-    label = _LABEL.match(sentence) if is_label is not None else None
-    labelled = bool(label and is_label(label["label"]))
-    if labelled and len(_WORD.findall(sentence, label.end())) > 1:
+    label = _LABEL.match(sentence) if label_kind is not None else None
+    kind = label_kind(label["label"]) if label else None
+    if kind and len(_WORD.findall(sentence, label.end())) > 1:
         main.append("")
         at.append(0)
         cuts.append(label.span())
@@ -145,7 +152,7 @@ def find_asides(
     text = "".join(main)
     if not _WORD.search(text):
         return None
-    return Asides(sentence, text, cuts, insides, at, marks, label=labelled and last > 0)
+    return Asides(sentence, text, cuts, insides, at, marks, label=kind if last > 0 else None)
 
 
 def as_aside(source: str, translation: str, target: str | None = None) -> str:
@@ -259,13 +266,17 @@ def sentence_asides(translator, sentence: str) -> Asides | None:
     if translator.protect_spans:
         keep = find_spans(sentence) + find_phone_numbers(sentence, translator.source_language)
     lexicon, source = translator.lexicon, translator.source_language
-    is_label = None
+    label_kind = None
     if lexicon is not None and source in FRAMES and ":" in sentence:
 
-        def is_label(word: str) -> bool:  # a word the model read, in lower case ("Re": none)
-            return len(word) > 2 and lexicon.knows(word) and not lexicon.may_be_name(word)
+        def label_kind(word: str) -> str | None:
+            if len(word) <= 2:  # "Q", "PS": as written; "Re", "re": none
+                return "copied" if word.isupper() else None
+            if lexicon.knows(word) and not lexicon.may_be_name(word):
+                return "framed"  # a word the model read, in lower case
+            return None
 
-    return find_asides(sentence, keep, is_label)
+    return find_asides(sentence, keep, label_kind)
 
 
 def translate_asides(translator, sentences: list[str], in_capitals: list[bool],
@@ -278,13 +289,13 @@ def translate_asides(translator, sentences: list[str], in_capitals: list[bool],
     plain = [i for i, found in enumerate(asides) if found is None]
     apart = [i for i, found in enumerate(asides) if found is not None]
     inside = [(i, asides[i].texts[k]) for i in apart for k in asides[i].to_translate
-              if k or not asides[i].label]  # fmt: skip
+              if k or asides[i].label is None]  # fmt: skip
     capitals = [in_capitals[i] or is_all_caps(sentences[i]) for i, _ in inside]
     first = translate_sentences(
         translator, [sentences[i] for i in plain] + [text for _, text in inside],
         [in_capitals[i] for i in plain] + capitals, options, alignments,
     )  # fmt: skip
-    labelled = [i for i in apart if asides[i].label]
+    labelled = [i for i in apart if asides[i].label == "framed"]
     frame = FRAMES.get(translator.source_language or "", "{}")
     frames = [frame.format(asides[i].texts[0].lower()) for i in labelled]
     mains = translate_sentences(
