@@ -23,6 +23,7 @@ from heedful.explain.alignment_methods import (
     AlignmentMethod,
     blended,
     piece_words,
+    reading_rows,
     source_words,
     spelt_alike,
     target_words,
@@ -53,7 +54,7 @@ def link_batch(
 
     def merged(readings: Sequence[Tensor], method_name: str) -> Tensor:
         lengths = [w.shape[0] for w in readings]
-        rows = [_rows(t, n, method_name) for (_, t), n in zip(words, lengths, strict=True)]
+        rows = [reading_rows(t, n, method_name) for (_, t), n in zip(words, lengths, strict=True)]
         return _merged(readings, rows, [s for s, _ in words], shape)
 
     scores = merged(weights, method.method)
@@ -90,14 +91,6 @@ def link_batch(
             linked_here = symmetrize(ahead, back, len(columns), len(rows), method.links)
             found.append({(columns[i], rows[j]) for i, j in linked_here})
     return found
-
-
-def _rows(groups: list[list[int]], length: int, method: str) -> list[list[int]]:
-    """The rows of a pair's [T, S] attention each target word reads (``word_head_scores``)."""
-    if method == "predict":
-        return groups
-    last = length - 1  # the row where the token is the input; a last piece without </s>
-    return [[min(t + 1, last) for t in group] for group in groups]
 
 
 def _merged(weights: Sequence[Tensor], rows: list, columns: list, shape: tuple) -> Tensor:

@@ -282,11 +282,18 @@ def word_head_scores(
     if method not in ATTENTION_METHODS:
         raise ValueError(f"{method!r} is not an attention method {ATTENTION_METHODS}")
     weights = weights.float()
-    rows = target_words(target_pieces)
-    if method != "predict":  # the row where the token is the input; a last piece without </s>
-        last = weights.shape[1] - 1  # after it was never read: its own row stands in
-        rows = [[min(t + 1, last) for t in group] for group in rows]
+    rows = reading_rows(target_words(target_pieces), weights.shape[1], method)
     return merge(weights, rows, source_words(source_pieces))
+
+
+def reading_rows(groups: list[list[int]], length: int, method: str) -> list[list[int]]:
+    """The rows of a pair's [T, S] attention that each target word (its ``groups`` of piece
+    positions) is read at: its own (``predict``), or where the token is the decoder's input;
+    a last piece without </s> after it was never read, so its own row stands in."""
+    if method == "predict":
+        return groups
+    last = length - 1
+    return [[min(t + 1, last) for t in group] for group in groups]
 
 
 def attention_scores(attended: Attended, method: AlignmentMethod) -> Tensor:
