@@ -39,6 +39,7 @@ one or two capitals ("Q:", "A:", "PS:"), which the models dropped ("Q: How old a
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 
@@ -299,19 +300,21 @@ def translate_asides(translator, sentences: list[str], in_capitals: list[bool],
     frame = FRAMES.get(translator.source_language or "", "{}")
     frames = [frame.format(asides[i].texts[0].lower()) for i in labelled]
     mains = translate_sentences(
-        translator, [asides[i].main for i in apart] + frames,
-        [in_capitals[i] for i in apart] + [False] * len(frames), options, True,
-    )  # fmt: skip
+        translator, [asides[i].main for i in apart], [in_capitals[i] for i in apart], options, True
+    )
+    with warnings.catch_warnings():  # a note on "This is a warning." is none on the user's text
+        warnings.simplefilter("ignore")
+        framed = translate_sentences(translator, frames, [False] * len(frames), options, True)
     target = translator.target_language
     labels = {
-        i: _label(asides[i].texts[0], frame.index("{}"), found[0], target)
-        for i, found in zip(labelled, mains[len(apart) :], strict=True)
+        i: _label(asides[i].texts[0], frame.index("{}"), found[0] if found else None, target)
+        for i, found in zip(labelled, framed, strict=True)
     }
     out: list[list] = [[] for _ in sentences]
     for k, i in enumerate(plain):
         out[i] = first[k]
     translated = iter(first[len(plain) :])
-    for i, options_ in zip(apart, mains[: len(apart)], strict=True):
+    for i, options_ in zip(apart, mains, strict=True):
         texts, wanted = asides[i].texts, asides[i].to_translate
         best = [
             labels[i] if k == 0 and i in labels else next(translated)[0] if k in wanted else None
@@ -323,9 +326,12 @@ def translate_asides(translator, sentences: list[str], in_capitals: list[bool],
 
 def _label(label: str, at: int, framed, target: str | None):
     """A label's translation from its frame's (``framed``, the label at ``at`` in the frame):
-    the words linked to it, in the label's capitals; the label as written if none are."""
-    words = sorted({link.target: link.target_word for link in framed.alignment
-                    if link.source[0] == at}.items())  # fmt: skip
+    the words linked to it, in the label's capitals; the label as written if none are (None
+    if the frame has no translation)."""
+    if framed is None:  # the frame untranslated: the label is copied as written
+        return None
+    links = framed.alignment or []
+    words = sorted({k.target: k.target_word for k in links if k.source[0] == at}.items())
     kept = [word.strip(".,;:!?") for _, word in words]
     while len(kept) > 1 and kept[-1].lower() in _PRO_FORM.get(target or "", ()):
         kept.pop()  # "It's an important one.": "important"
