@@ -24,28 +24,20 @@ translation keeps its lower-case opening and lack of a full stop ("mi hermano" -
 not "My brother."). Where the words before an aside are linked to nothing, it follows the
 translation's word at the same relative place.
 
-A label of one word before a colon opens a sentence the same way ("Warning: do not open this
-door."): the models garbled such sentences ("Apprendre la porte ne s'ouvrit pas.", "Advertencia:
-no abras esta puerta." -> "Be quiet. Don't open this door."), and translate the sentence after
-the colon well alone. A word alone they garble too ("Reminder" -> "Rappelle-toi", "Advertencia"
--> "Admay"), so the label is given in a sentence they know, ``FRAMES`` ("This is a reminder." ->
-"C'est un rappel."), and its translation is the words its word links reach ("rappel"), with
-the label's capitals: "Rappel : la bibliothèque ferme à 6 heures." A word the model never read,
-or one the training text writes capitalised (a name: "Tom: I'm here."), is no label. A label of
-one or two capitals ("Q:", "A:", "PS:"), which the models dropped ("Q: How old are you? A: I'm
-25." -> "Quel âge as-tu ? J'ai 25 ans."), is copied as written.
+A label before a colon opening a sentence ("Warning: do not open this door.") is an aside too,
+put back before the colon: ``heedful.labels``.
 """
 
 from __future__ import annotations
 
 import re
-import warnings
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 
 from heedful.casing import is_all_caps
 from heedful.dates import MONTHS, WEEKDAYS
 from heedful.explain.alignment_spans import WordLink, copied
+from heedful.labels import colon, find_label, label_kinds, translate_labels
 from heedful.protect import find_phone_numbers, find_spans
 from heedful.textmap import Span
 
@@ -63,15 +55,6 @@ _WORD = re.compile(r"\w+(?:['’-]\w+)*")
 _LETTER = re.compile(r"[^\W\d_]")
 
 
-# a sentence each model translates well that holds a label of one word (lower case), by source
-# language: "This is a warning." -> "C'est un avertissement.", "Es un aviso." -> "It's a warning."
-FRAMES = {"en": "This is a {}.", "es": "Es un {}.", "fr": "C'est un {}."}
-# "Warning:" opening a sentence: one word, a colon, then a word with a letter
-_LABEL = re.compile(r"(?P<label>[^\W\d_]+)[ \t]?:[ \t]+(?=[^\W\d_]|[¿¡\"'«“(])")
-# the word English adds after an adjective the frame made a noun ("It's an important one.")
-_PRO_FORM = {"en": ("one", "ones")}
-
-
 @dataclass
 class Asides:
     """A sentence's asides taken out: ``main`` is the sentence without them; each aside's
@@ -86,7 +69,7 @@ class Asides:
     insides: list[Span]
     at: list[int]
     marks: list[tuple[str, str]]
-    # the first is a label before a colon: "framed" (translated in ``FRAMES``) or "copied"
+    # the first is a label before a colon (heedful.labels): "framed" or "copied"
     label: str | None = None
 
     @property
@@ -120,9 +103,8 @@ def find_asides(
     opening the sentence before a colon is, "framed" or "copied" (a label: module docstring) or
     None; no ``label_kind``: no labels."""
     cuts, insides, at, main, marks, last = [], [], [], [], [], 0
-    label = _LABEL.match(sentence) if label_kind is not None else None
-    kind = label_kind(label["label"]) if label else None
-    if kind and len(_WORD.findall(sentence, label.end())) > 1:
+    label, kind = find_label(sentence, label_kind) if label_kind is not None else (None, None)
+    if label is not None:
         main.append("")
         at.append(0)
         cuts.append(label.span())
@@ -266,18 +248,7 @@ def sentence_asides(translator, sentence: str) -> Asides | None:
     keep = []
     if translator.protect_spans:
         keep = find_spans(sentence) + find_phone_numbers(sentence, translator.source_language)
-    lexicon, source = translator.lexicon, translator.source_language
-    label_kind = None
-    if lexicon is not None and source in FRAMES and ":" in sentence:
-
-        def label_kind(word: str) -> str | None:
-            if len(word) <= 2:  # "Q", "PS": as written; "Re", "re": none
-                return "copied" if word.isupper() else None
-            if lexicon.knows(word) and not lexicon.may_be_name(word):
-                return "framed"  # a word the model read, in lower case
-            return None
-
-    return find_asides(sentence, keep, label_kind)
+    return find_asides(sentence, keep, label_kinds(translator) if ":" in sentence else None)
 
 
 def translate_asides(translator, sentences: list[str], in_capitals: list[bool],
@@ -296,20 +267,15 @@ def translate_asides(translator, sentences: list[str], in_capitals: list[bool],
         translator, [sentences[i] for i in plain] + [text for _, text in inside],
         [in_capitals[i] for i in plain] + capitals, options, alignments,
     )  # fmt: skip
-    labelled = [i for i in apart if asides[i].label == "framed"]
-    frame = FRAMES.get(translator.source_language or "", "{}")
-    frames = [frame.format(asides[i].texts[0].lower()) for i in labelled]
     mains = translate_sentences(
         translator, [asides[i].main for i in apart], [in_capitals[i] for i in apart], options, True
     )
-    with warnings.catch_warnings():  # a note on "This is a warning." is none on the user's text
-        warnings.simplefilter("ignore")
-        framed = translate_sentences(translator, frames, [False] * len(frames), options, True)
+    labelled = [i for i in apart if asides[i].label == "framed"]
+    found = translate_labels(
+        translator, [asides[i].texts[0] for i in labelled], options, translate_sentences
+    )
+    labels = dict(zip(labelled, found, strict=True))
     target = translator.target_language
-    labels = {
-        i: _label(asides[i].texts[0], frame.index("{}"), found[0] if found else None, target)
-        for i, found in zip(labelled, framed, strict=True)
-    }
     out: list[list] = [[] for _ in sentences]
     for k, i in enumerate(plain):
         out[i] = first[k]
@@ -324,26 +290,6 @@ def translate_asides(translator, sentences: list[str], in_capitals: list[bool],
     return out
 
 
-def _label(label: str, at: int, framed, target: str | None):
-    """A label's translation from its frame's (``framed``, the label at ``at`` in the frame):
-    the words linked to it, in the label's capitals; the label as written if none are (None
-    if the frame has no translation)."""
-    if framed is None:  # the frame untranslated: the label is copied as written
-        return None
-    links = framed.alignment or []
-    words = sorted({k.target: k.target_word for k in links if k.source[0] == at}.items())
-    kept = [word.strip(".,;:!?") for _, word in words]
-    while len(kept) > 1 and kept[-1].lower() in _PRO_FORM.get(target or "", ()):
-        kept.pop()  # "It's an important one.": "important"
-    text = " ".join(w for w in kept if w) or label
-    if label.isupper() and len(label) > 1:
-        text = text.upper()
-    elif label[:1].isupper():
-        text = text[:1].upper() + text[1:]
-    link = WordLink((0, len(label)), (0, len(text)), label, text)  # the label: one link
-    return replace(framed, text=text, alignment=[link], tokens=[], score=0.0, warnings=[])
-
-
 def with_asides(asides: Asides, main, best: list, alignments: bool, target: str | None = None):
     """The ``Translation`` of a sentence from its main part's and its asides' (``best``; None
     for one copied: "2019")."""
@@ -352,8 +298,7 @@ def with_asides(asides: Asides, main, best: list, alignments: bool, target: str 
         for b, text in zip(best, asides.texts, strict=True)
     ]
     if asides.label:  # "Rappel : la bibliothèque ferme", after the label as the source has it
-        colon = " :" if target == "fr" else ":"
-        asides = replace(asides, marks=[("", colon), *asides.marks[1:]])
+        asides = replace(asides, marks=[("", colon(target)), *asides.marks[1:]])
         rest = asides.main  # English capitalises "I" anywhere: it says nothing of the opening
         rest = "i" + rest[1:] if re.match(r"I\b(?!\.)", rest) else rest
         text = as_aside(rest, main.text, target)
