@@ -221,9 +221,8 @@ def put_date(
     capitals = len(weekday) > 1 and weekday.isupper()
     if range_of_days:  # written with its own preposition, in place of the word before
         date = written.upper() if capitals else written
-        opening = not match.string[: match.start()].strip() or match.string[
-            : match.start()
-        ].rstrip().endswith((".", "!", "?", ":", "\n"))
+        before_it = match.string[: match.start()].rstrip()
+        opening = not before_it or before_it.endswith((".", "!", "?", ":"))
         if opening and (before or weekday)[0].isupper():  # English capitalises every weekday
             date = date[:1].upper() + date[1:]
         return [(match.span(), date)]

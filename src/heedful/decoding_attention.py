@@ -65,9 +65,7 @@ def attend_weighing(
         return None
     weights = q.new_empty(b, h, kv.length)
     out = native.decoding_attention(q, kv, key_mask, weights).view(b, 1, -1)
-    if heads == list(range(heads[0], heads[-1] + 1)):
-        return out, weights[:, heads[0] : heads[-1] + 1, None]  # a view
-    return out, weights[:, heads, None]
+    return out, weights[:, _indexing(heads), None]
 
 
 def few_query_attention(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None) -> Tensor:
@@ -103,14 +101,21 @@ def head_weights(q: Tensor, kv: KeyValue, key_mask: Tensor | None, heads: list[i
     those heads only, beside a step whose output took a path without weights (the aligning
     heads of word links, heedful.aligning). q: [B, H, T, d_k]; kv: [B/g, H, S, d_k] shared by
     groups of g rows; key_mask: [B/g, S], True = real key."""
-    if heads == list(range(heads[0], heads[-1] + 1)):  # a view, not a copy of the cache
-        heads = slice(heads[0], heads[-1] + 1)  # type: ignore[assignment]
-    k = kv.k[:, heads]  # [B/g, h, S, d_k]
-    grouped_q, _ = grouped(q[:, heads], KeyValue(k, k), key_mask)  # [B/g, h, g·T, d_k]
+    chosen = _indexing(heads)
+    k = kv.k[:, chosen]  # [B/g, h, S, d_k]
+    grouped_q, _ = grouped(q[:, chosen], KeyValue(k, k), key_mask)  # [B/g, h, g·T, d_k]
     scores = torch.matmul(grouped_q, k.transpose(-1, -2)).mul_(1 / math.sqrt(q.shape[-1]))
     if key_mask is not None:
         scores.masked_fill_(~key_mask[:, None, None, :], float("-inf"))
     return ungrouped(scores.softmax(dim=-1), q.shape[0])
+
+
+def _indexing(heads: list[int]) -> slice | list[int]:
+    """``heads`` as an index of the heads' dimension: a slice where they run in order (a view,
+    not a copy of the cache or the weights), else the list."""
+    if heads == list(range(heads[0], heads[-1] + 1)):
+        return slice(heads[0], heads[-1] + 1)
+    return heads
 
 
 def grouped(

@@ -83,7 +83,9 @@ def _linked_prior(table, source_pieces: list[str], target_pieces: list[str]) -> 
     return table.prior(sources, piece_words(target_pieces, target_words(target_pieces)))
 
 
-def _needs_table(method: AlignmentMethod, found: Tensor | None) -> Tensor | None:
+def _needs_table(method: AlignmentMethod, found):
+    """``found`` (the pair's linked-words prior, or the model's table), refused as None where
+    the method weighs linked words."""
     if method.linked and found is None:
         raise ValueError(
             f"the alignment method weighs linked words ({method.linked:g}) but the model "
