@@ -13,7 +13,7 @@ import torch
 from heedful.bundled import model_dir
 from heedful.casing import capitalise, is_all_caps, is_title_case, uncapitalise
 from heedful.config import ModelConfig
-from heedful.dates import WEEKDAYS
+from heedful.dates import MONTHS, WEEKDAYS
 from heedful.model import Transformer
 from heedful.protect import (
     NAMES,
@@ -348,6 +348,66 @@ def test_a_range_of_days_is_one_date_given_as_a_weekday_and_written_the_target_w
     assert dated.restore("LUNDI.") == "DU 3 AU 7 JUIN."
     caps = protect("NOS VAMOS DEL 3 AL 7 DE JUNIO.", "es", "en").text
     assert caps == "NOS VAMOS EL domingo."  # still in capitals, but for the placeholder
+
+
+def test_a_month_without_a_day_is_given_as_the_month_the_model_reads_best():
+    from heedful.dates import Month, find_months, write_month
+
+    def months(text, lang):
+        return [(text[a:b], m.month, m.year) for (a, b), m in find_months(text, lang)]
+
+    assert months("Desde marzo de 2018 y hasta mayo del 2020; en Junio.", "es") == [
+        ("marzo de 2018", 3, "2018"), ("mayo del 2020", 5, "2020"), ("Junio", 6, None)
+    ]  # fmt: skip
+    # English: capitalised, after a word that takes a month or before a year; lists of months
+    assert months("May I come in? They march. In May or June, July 2019, since April.", "en") == [
+        ("May", 5, None), ("June", 6, None), ("July 2019", 7, "2019"), ("April", 4, None)
+    ]  # fmt: skip
+    assert months("April and June came. in may.", "en") == []  # names; not a month in lower case
+    assert months("Julio vive aquí. VIVO EN MAYO.", "es") == [("MAYO", 5, None)]  # "Julio": a name
+    assert months("la planète Mars, début mars", "fr") == [("mars", 3, None)]
+    assert months("Nací el 3 de mayo.", "de") == []
+    written = [write_month(Month(3, y), lang) for lang in MONTHS for y in ("2019", None)]
+    assert written == ["March 2019", "March", "marzo de 2019", "marzo", "mars 2019", "mars"]
+    # given as the month the model reads best, written back with its year, the target's way
+    dated = protect("Trabajo aquí desde marzo de 2018 y no desde el 3 de mayo.", "es", "en")
+    assert dated.text == "Trabajo aquí desde octubre y no desde el domingo."
+    assert dated.restore("I've worked here since October, not since Sunday.") == (
+        "I've worked here since March 2018, not since May 3."
+    )
+    assert dated.restore("SINCE OCTOBER.") == "SINCE MARCH 2018."
+    assert dated.restore("Octubre.") == "March 2018."  # copied as given
+    french = protect("We met at the end of April, not in March.", "en", "fr")
+    assert french.text == "We met at the end of October, not in December."
+    # French elides before the month it becomes, and stops eliding before one that needs not
+    elided = french.restore("À la fin de octobre, pas d'décembre.")
+    assert elided == "À la fin d'avril, pas de mars."
+    assert french.restore("Octobre ou décembre.") == "Avril ou mars."
+    sentence_map = french.sentence_map("We met at the end of April, not in March.")
+    assert sentence_map.map((21, 28)) == (21, 26)
+    assert protect("I came in October.", "en", "fr").placeholders == ["December"]  # not its own
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "month"),
+    [
+        # each was wrong before: "from January, 2001", "since hebers", "in May in 1990", "à
+        # March", "depuis 2009 ans", "jusqu'à June", "à la fin de November"
+        ("es-en", "Trabajo aquí desde enero de 2001.", "January 2001"),
+        ("es-en", "No he visto a Tom desde septiembre.", "September"),
+        ("es-en", "En agosto de 2021 fuimos a Roma.", "August 2021"),
+        ("es-en", "NACÍ EN MAYO DE 1990.", "MAY 1990"),
+        ("en-fr", "My sister got married in March.", "en mars"),
+        ("en-fr", "I have lived here since May 2009.", "mai 2009"),
+        ("en-fr", "The shop was closed until June.", "juin"),
+        ("en-fr", "We moved at the end of November.", "novembre"),
+    ],
+)
+def test_a_month_survives_translation_on_the_bundled_models(bundled, name, text, month):
+    out = bundled[name].translate([text])[0]
+    assert month in out, out
+    others = [m for names in MONTHS.values() for m in names if m.lower() not in month.lower()]
+    assert not re.search(rf"(?<!\w)(?:{'|'.join(others)})(?!\w)", out, re.I), out
 
 
 @pytest.mark.parametrize(

@@ -31,7 +31,9 @@ model wrote next to the placeholder taken in ("100 euros" for "10 €": "€10")
 
 A date written with a month's name ("3 de mayo de 1990", "May 3, 1990") is given to the model
 as a weekday, which it translates, and written the target language's way where the weekday is
-in its translation (heedful.dates).
+in its translation (heedful.dates). So is a month without a day ("desde marzo de 2018"), as the
+month the model translates best ("desde octubre"), whose translation becomes the month, with its
+year ("since March 2018").
 
 A time on the 12-hour clock ("10am", "3 p.m.") is kept the same way, behind a short number, and
 written on the 24-hour clock where the target language is not English: the bundled en -> fr model
@@ -75,13 +77,17 @@ from dataclasses import dataclass, field
 import phonenumbers
 
 from heedful.dates import (
+    MONTH_STAND_INS,
+    MONTHS,
     RANGE_GIVEN,
     STAND_INS,
     WEEKDAYS,
     find_dates,
+    find_months,
     put_date,
     weekday_pattern,
     write_date,
+    write_month,
 )
 from heedful.names import feminine_title, write_title
 from heedful.textmap import Span, TextMap
@@ -283,6 +289,8 @@ class Protected:
     phones: set[int] = field(default_factory=set)  # a phone number's: no hours or years after it
     # a range of days' weekday, given to the model after the source's word for it ("el domingo")
     ranges: dict[int, str] = field(default_factory=dict)
+    # a month without a day's: ``weekdays`` holds the month the translation will hold
+    months: set[int] = field(default_factory=set)
 
     def as_translated(self) -> list[str]:
         """Each placeholder as the translation holds it (a date's: its translated weekday)."""
@@ -291,6 +299,9 @@ class Protected:
     def in_translation(self, k: int) -> re.Pattern[str]:
         """Placeholder ``k`` as the translation holds it: itself, or a date's translated
         weekday (with the word before it that the date keeps)."""
+        if k in self.months:  # the month in the target language, or copied as it was given
+            forms = "|".join(map(re.escape, {self.weekdays[k], self.placeholders[k]}))
+            return re.compile(rf"(?<!\w)(?:{forms})(?!\w)", re.IGNORECASE)
         if k in self.weekdays:
             range_of_days = k in self.ranges
             return weekday_pattern(self.weekdays[k], self.target or "", range_of_days=range_of_days)
@@ -301,7 +312,11 @@ class Protected:
         found = []
         for k, span in enumerate(self.spans):
             for match in self.in_translation(k).finditer(translation):
-                if k in self.weekdays:
+                if k in self.months:
+                    found.append((match.span(), _cased_as(match.group(), span)))
+                    if self.target == "fr":  # "d'octobre" for "mars": "de mars"
+                        found += _elision_before(match, span, translation)
+                elif k in self.weekdays:
                     range_of_days = k in self.ranges
                     found += put_date(match, span, self.target or "", range_of_days=range_of_days)
                 else:
@@ -407,6 +422,9 @@ def protect(
     kept = [k for k in kept if not any(_overlap(k, c) for c in code)]
     dates = dict(find_dates(text, source)) if target in WEEKDAYS else {}
     dates = {d: v for d, v in dates.items() if not any(_overlap(d, c) for c in code)}
+    months = dict(find_months(text, source)) if target in MONTHS else {}
+    months = {m: v for m, v in months.items() if not any(_overlap(m, d) for d in [*dates, *code])}
+    dates |= months
     phones = [
         p for p in find_phone_numbers(text, source) if not any(_overlap(p, k) for k in kept + code)
     ]
@@ -420,8 +438,9 @@ def protect(
     if not spans:
         return None
     days = tuple(STAND_INS.get(source or "", ()))
+    months_given = tuple(MONTH_STAND_INS.get(source or "", ()))
     lowered = text.lower()
-    pools = (NAMES, NUMBERS, SHORT_NUMBERS, PEOPLE, days)
+    pools = (NAMES, NUMBERS, SHORT_NUMBERS, PEOPLE, days, months_given)
     free = {pool: [p for p in pool if not _find(p.lower()).search(lowered)] for pool in pools}
     names, symbols = set(extra), set(kept)
     out, placeholders, originals, places, at = [], [], [], [], 0
@@ -429,9 +448,12 @@ def protect(
     hours: set[int] = set()
     phone_numbers: set[int] = set()
     ranges: dict[int, str] = {}
+    month_indices: set[int] = set()
     for start, end in spans:
         span = text[start:end]
-        if (start, end) in dates:
+        if (start, end) in months:
+            pool, original = free[months_given], write_month(months[start, end], target)
+        elif (start, end) in dates:
             pool, original = free[days], write_date(dates[start, end], target)
         elif (start, end) in names:  # "Sra. Ruiz": a woman for her ("Mary"), "Mrs. Ruiz" in English
             pool, original = free[PEOPLE], write_title(span, source, target)
@@ -494,7 +516,10 @@ def protect(
         if not pool:
             continue  # more spans than placeholders: the model is given the rest as they are
         given = ""  # what the model is given before the placeholder
-        if (start, end) in dates:  # the weekday the translation will hold
+        if (start, end) in months:  # the month the translation will hold
+            weekdays[len(placeholders)] = MONTHS[target][MONTHS[source].index(pool[0])]
+            month_indices.add(len(placeholders))
+        elif (start, end) in dates:  # the weekday the translation will hold
             weekdays[len(placeholders)] = WEEKDAYS[target][WEEKDAYS[source].index(pool[0])]
             if dates[start, end].until is not None:  # "del 3 al 7 de junio": "el domingo"
                 given = RANGE_GIVEN[source]
@@ -512,8 +537,24 @@ def protect(
         at = end
     text = "".join(out) + text[at:]
     return Protected(
-        text, placeholders, originals, places, weekdays, target, hours, phone_numbers, ranges
+        text,
+        placeholders,
+        originals,
+        places,
+        weekdays,
+        target,
+        hours,
+        phone_numbers,
+        ranges,
+        month_indices,
     )
+
+
+def _cased_as(found: str, written: str) -> str:
+    """``written`` in capitals where ``found`` was, capitalised where it opened with one."""
+    if len(found) > 1 and found.isupper():
+        return written.upper()
+    return written[:1].upper() + written[1:] if found[:1].isupper() else written
 
 
 def _overlap(a: Span, b: Span) -> bool:
