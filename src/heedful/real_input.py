@@ -33,6 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from heedful import dropped, ordinals, wrong_language
+from heedful.abbreviations import spell_out
 from heedful.asides import sentence_asides, translate_asides
 from heedful.casing import (
     capitalise,
@@ -418,6 +419,8 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
         text = lexicon.restore_accents(text)
         text = lexicon.usual_english(text, source)  # "favourite" -> "favorite", "idk"
         text = lexicon.restore_apostrophes(text, source)  # "dont" -> "don't"
+    if translator.protect_spans:
+        text = spell_out(text, source)  # "e.g." -> "for example", "Uds." -> "ustedes"
     return Prepared(sentence, text, protected, caps, quotes)
 
 
