@@ -61,6 +61,8 @@ def test_an_aside_goes_after_the_target_word_linked_to_the_word_before_it():
 def test_an_aside_s_translation_keeps_its_small_opening_and_lack_of_a_full_stop():
     assert as_aside("mi hermano", "My brother.") == "my brother"
     assert as_aside("Tom", "Tom.") == "Tom"
+    assert as_aside("about 50%", "environ 50%.") == "environ 50%"  # was "(environ 50%.)."
+    assert as_aside("25 €", "25 €.") == "25 €"
     assert as_aside("ver nota.", "See note.") == "see note."  # its own full stop stays
     assert as_aside("casi", "") == "casi"  # nothing translated: as written
     # a word the target language always capitalises keeps it ("lunes" gave "(monday)")

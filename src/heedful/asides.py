@@ -158,7 +158,8 @@ def as_aside(source: str, translation: str, target: str | None = None) -> str:
     return translation
 
 
-_ADDED_END = re.compile(r"(?<=[^\W_])\s?[.!?]$")
+# a mark the model ended an aside with, after a word, a number's sign or unit ("50%.")
+_ADDED_END = re.compile(r"(?<=[^\W_]|[%°€$£¥])\s?[.!?]$")
 
 
 @dataclass
