@@ -179,6 +179,34 @@ def test_codes_of_letters_and_digits_are_kept_but_ordinals_decades_and_hours_are
     )
 
 
+def test_an_english_number_and_word_compound_goes_to_the_model_with_spaces():
+    from heedful.written import spaced_compounds
+
+    text = "A 25-year-old, a 3-bedroom flat, a B-52, COVID-19, a 2-0 win and a 5-Star hotel."
+    # its number is a span of its own, not a code: the words are the model's to translate
+    spans = ["25", "3", "B-52", "COVID-19", "2-0", "5-Star"]  # a capital: a code, kept whole
+    assert [text[a:b] for a, b in find_spans(text)] == spans
+    assert spaced_compounds(text, "en") == (
+        "A 25 year old, a 3 bedroom flat, a B-52, COVID-19, a 2-0 win and a 5-Star hotel."
+    )  # words in lower case only; the same length, so the same offsets
+    assert spaced_compounds("un 3-pièces", "fr") == "un 3-pièces"  # English's compounds only
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [  # before: "Une femme de 25-year-old fut arrêtée.", "un 3-bedroom maison", "une fille
+        # 7-year-old", "une pause de 15-minute"
+        ("A 25-year-old woman was arrested.", "25 ans"),
+        ("We bought a 3-bedroom house.", "3 chambres"),
+        ("I have a 7-year-old daughter.", "fille de 7 ans"),
+        ("We took a 15-minute break.", "15 minutes"),
+    ],
+)
+def test_a_number_and_word_compound_translates_on_the_bundled_model(bundled, text, words):
+    out = bundled["en-fr"].translate([text])[0]
+    assert words in out and "-" not in out, out
+
+
 def test_spans_get_placeholders_the_sentence_does_not_hold():
     protected = protect(f"Boston: {URL} o {EMAIL}, 100 o {PHONE}.")
     # Boston and 100 are taken; 100, a number, is protected too

@@ -151,6 +151,7 @@ _PLACEHOLDER = (
 # number as its placeholder, one that starts with a letter a city ("Mon vol est IB3456")
 _CODE = (
     r"(?!\d+(?:st|nd|rd|th|er|re|e|ème|eme|ère|o|a|º|ª|s|am|pm)(?![\w-]))"
+    r"(?!\d+(?:-[^\W\d_A-Z]+)+(?![\w-]))"  # not "25-year-old": its number (heedful.compounds)
     r"(?=[\w-]*\d)(?=[\w-]*[^\W\d_])[^\W_]+(?:-[^\W_]+)*(?:\.\d+)*"  # "v2.1" whole
 )
 # a keyboard shortcut ("Ctrl+C", "Alt+F4", "Cmd+Shift+P"): a name for the model, as it is in the

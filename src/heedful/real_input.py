@@ -70,6 +70,7 @@ from heedful.typography import (
     unreadable_symbols,
 )
 from heedful.unknown_words import Unreadable, is_emoticon, put_back_spans, split_unreadable
+from heedful.written import spaced_compounds
 
 
 @dataclass
@@ -406,6 +407,8 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
         extra = _union(extra)
         protected = protect(sentence, source, target, extra, symbols, women)
     text = sentence if protected is None else protected.text
+    if translator.protect_spans:
+        text = spaced_compounds(text, source)  # "12-year-old" -> "12 year old"
     quotes = None
     if unknown:  # "“Hola”" as '"Hola"', if the vocabulary lacks “ and ”
         given = plain(text, lambda c: _unknown_letter(translator, c))

@@ -28,6 +28,27 @@ DECADE_WORD = {"fr": "années", "es": "años"}
 BEFORE_A_NOUN = re.compile(r" (?!(?:of|and|or|at|in|on|to|is|was|are|were|will|has|had)\b)[^\W\d_]")
 
 
+# an English compound of a number and words ("25-year-old", "3-bedroom", "10-minute"): the
+# bundled en -> fr model copied it whole ("Une femme de 12-year-old fut arrêtée.", "un
+# 3-bedroom maison") and translates it with spaces ("Une femme de 12 ans a été arrêtée.", "une
+# maison de 12 chambres")
+_COMPOUND = re.compile(r"(?<![\w-])\d+(?:-[^\W\d_]+)+(?![\w-])")
+
+
+def spaced_compounds(text: str, language: str | None) -> str:
+    """``text`` with the hyphens of its English number-and-word compounds as spaces ("a
+    12-year-old boy" -> "a 12 year old boy"; lengths, so offsets, kept); only words in lower
+    case ("B-52s" and "COVID-19" stay as written)."""
+    if language != "en" or "-" not in text:
+        return text
+
+    def spaced(match: re.Match) -> str:
+        compound = match.group()
+        return compound.replace("-", " ") if compound.islower() else compound
+
+    return _COMPOUND.sub(spaced, text)
+
+
 def localise_number(span: str, source: str | None, target: str | None) -> str:
     """A number written the ``source`` language's way, with a decimal mark or grouped by
     thousands, written the ``target`` one's ("1.234,50" -> "1,234.50" from es to en); anything
