@@ -179,6 +179,25 @@ def test_codes_of_letters_and_digits_are_kept_but_ordinals_decades_and_hours_are
     )
 
 
+def test_a_one_paired_with_another_number_is_protected_too():
+    text = "Ganamos 2 a 1 con 1 gol; espera 1 o 2 días, 1 contra 10."
+    # "1" is the model's ("1 gol"), but next to another number: a score, a choice, a ratio
+    assert [text[a:b] for a, b in find_spans(text)] == ["2", "1", "1", "2", "1", "10"]
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "score"),
+    [  # before: "The game ended 2 to 2.", "We lost 0.", "Il est 10 contre 10."
+        ("es-en", "El partido terminó 2 a 1.", "2 to 1"),
+        ("es-en", "Perdimos 1 a 0.", "1 to 0"),
+        ("en-fr", "It's 1 against 10.", "1 contre 10"),
+    ],
+)
+def test_a_score_keeps_its_numbers_on_the_bundled_models(bundled, name, text, score):
+    out = bundled[name].translate([text])[0]
+    assert score in out, out
+
+
 def test_an_english_number_and_word_compound_goes_to_the_model_with_spaces():
     from heedful.written import spaced_compounds
 

@@ -116,7 +116,7 @@ WOMEN = {"Mary", "Alice", "Jane"}
 # arrive"): each form stands for the placeholder in a translation
 _NAME_FORMS = {form: group for group in [("Mary", "Marie", "María"), ("John", "Jean", "Juan")]
                for form in group}  # fmt: skip
-KEEP = {"1"}  # numbers left to the model
+KEEP = {"1"}  # numbers left to the model, but next to another number (``_PAIRED``)
 
 
 def written_forms(placeholder: str) -> tuple[str, ...]:
@@ -240,15 +240,26 @@ def find_code(text: str) -> list[Span]:
 
 def find_spans(text: str) -> list[tuple[int, int]]:
     """Where ``text`` holds code between backticks, a URL, an e-mail address, a number (but
-    ``KEEP``'s; separators allowed: "612 345 678", "1.234,50", "8:45", "+34-612-345-678"), or a
-    placeholder (``find_placeholders``)."""
+    ``KEEP``'s, unless paired with another number: "2 a 1"; separators allowed: "612 345 678",
+    "1.234,50", "8:45", "+34-612-345-678"), or a placeholder (``find_placeholders``)."""
     spans = []
     for match in _SPAN.finditer(text):
         span = match.group()
-        if span in KEEP:
+        paired = _PAIRED_BEFORE.search(text, 0, match.start()) or _PAIRED_AFTER.match(
+            text, match.end()
+        )
+        if span in KEEP and not paired:
             continue
         spans.append(match.span())
     return spans
+
+
+# a number and a word between two numbers: a score, a ratio, a choice ("2 a 1", "1 to 0", "1 o
+# 2"); the es -> en model, given "El partido terminó 12 a 1." ("2" protected, "1" not), wrote
+# "12 to 12": "The game ended 2 to 2." ("Perdimos 1 a 0." gave "We lost 0.")
+_BETWEEN = r"[ \u00a0]+(?:a|to|à|y|and|et|o|or|ou|contra|contre|against|versus|vs\.?)[ \u00a0]+"
+_PAIRED_BEFORE = re.compile(rf"\d{_BETWEEN}$")
+_PAIRED_AFTER = re.compile(rf"{_BETWEEN}\d")
 
 
 # the country whose numbering plan a language's phone numbers are read in (without a "+")
