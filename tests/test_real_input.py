@@ -397,6 +397,31 @@ def test_a_range_of_days_is_one_date_given_as_a_weekday_and_written_the_target_w
     assert caps == "NOS VAMOS EL domingo."  # still in capitals, but for the placeholder
 
 
+def test_a_range_of_weekdays_is_given_and_written_as_a_range_of_days():
+    from heedful.dates import Weekdays, find_weekday_ranges, write_date
+
+    def ranges(text, lang):
+        return [(text[a:b], d.first, d.until) for (a, b), d in find_weekday_ranges(text, lang)]
+
+    assert ranges("Open Monday through Friday, from Sat to Sunday, Tuesday-Thursday.", "en") == [
+        ("Monday through Friday", 0, 4), ("Tuesday-Thursday", 1, 3)
+    ]  # fmt: skip
+    assert ranges("De lunes a viernes y desde el sábado hasta el domingo.", "es") == [
+        ("De lunes a viernes", 0, 4), ("desde el sábado hasta el domingo", 5, 6)
+    ]  # fmt: skip
+    assert ranges("du lundi au lundi, de mardi à jeudi", "fr") == [("de mardi à jeudi", 1, 3)]
+    written = [write_date(Weekdays(0, 4), lang) for lang in WEEKDAYS]
+    assert written == ["from Monday to Friday", "de lunes a viernes", "du lundi au vendredi"]
+    dated = protect("The museum is open Tuesday through Sunday.", "en", "fr")
+    assert dated.text == "The museum is open on Monday."  # "on" in lower case: no sentence opens
+    assert dated.restore("Le musée est ouvert le lundi.") == (
+        "Le musée est ouvert du mardi au dimanche."
+    )
+    dated = protect("De lunes a viernes, trabajo.", "es", "en")
+    assert dated.text == "El domingo, trabajo."
+    assert dated.restore("On Sunday, I work.") == "From Monday to Friday, I work."
+
+
 def test_a_month_without_a_day_is_given_as_the_month_the_model_reads_best():
     from heedful.dates import Month, find_months, write_month
 
@@ -478,6 +503,11 @@ def test_a_month_survives_translation_on_the_bundled_models(bundled, name, text,
         ("es-en", "Nací el viernes, 3 de mayo de 1990.", "Friday, May 3, 1990"),
         # "Nací el lunes en Tom." was read "I was born on Monday.": "Madrid" put back in the date
         ("es-en", "Nací el 14 de febrero de 1987 en Madrid.", "February 14, 1987 in Madrid"),
+        # ranges of weekdays: "We work on Sunday.", "le lundi au milieu de mercredi"
+        ("es-en", "Trabajamos de jueves a domingo.", "from Thursday to Sunday"),
+        ("es-en", "La tienda está cerrada del viernes al domingo.", "from Friday to Sunday"),
+        ("en-fr", "The museum is open Monday through Wednesday.", "du lundi au mercredi"),
+        ("en-fr", "We work Wednesday to Friday.", "du mercredi au vendredi"),
     ],
 )
 def test_a_date_survives_translation_on_the_bundled_models(bundled, name, text, date):

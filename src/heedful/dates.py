@@ -24,6 +24,11 @@ given to the model as one weekday with the language's word before it ("el doming
 Monday", "le lundi"), and that weekday in the translation, with the word before it, becomes the
 range written the target way: "from June 3 to 7", "del 3 al 7 de junio", "du 3 au 7 juin".
 
+A range of weekdays ("de lunes a viernes", "Monday through Friday", "du lundi au vendredi")
+is one too, given and put back as a range of days is, written "from Monday to Friday", "de
+lunes a viernes", "du lundi au vendredi": the models wrote "We work on Sunday." for "Trabajamos
+de jueves a domingo." and "le lundi au milieu de mercredi" for "Monday through Wednesday".
+
 A month without a day ("en marzo de 2018", "since January", "jusqu'en mai") is given to the
 model as the month it translates best, and that month in the translation becomes the month
 written the target way, with its year if it has one: the models garbled some months and wrote
@@ -244,9 +249,61 @@ def write_month(month: Month, lang: str) -> str:
     return f"{name} de {month.year}" if lang == "es" else f"{name} {month.year}"
 
 
-def write_date(date: Date, lang: str) -> str:
+@dataclass(frozen=True)
+class Weekdays:
+    """A range of weekdays: "de lunes a viernes"."""
+
+    first: int  # 0-6, Monday first
+    until: int  # the last day, after the first
+
+
+def _weekday_names(lang: str) -> str:
+    return "|".join(WEEKDAYS[lang])
+
+
+_WEEKDAY_RANGES = {
+    "en": [
+        rf"(?:from )?(?P<first>{_weekday_names('en')}) (?:to|through|thru|till|until) "
+        rf"(?P<last>{_weekday_names('en')})",
+        rf"(?P<first>{_weekday_names('en')}) ?[-–] ?(?P<last>{_weekday_names('en')})",
+    ],
+    "es": [
+        rf"(?:de|del|desde(?: el)?) (?P<first>{_weekday_names('es')}) (?:a|al|hasta(?: el)?) "
+        rf"(?P<last>{_weekday_names('es')})"
+    ],
+    "fr": [
+        rf"(?:du|de) (?P<first>{_weekday_names('fr')}) (?:au|à|jusqu'au) "
+        rf"(?P<last>{_weekday_names('fr')})"
+    ],
+}
+_WEEKDAY_RANGES_COMPILED = {
+    lang: [re.compile(rf"(?<![\w-]){p}(?![\w-])", re.IGNORECASE) for p in patterns]
+    for lang, patterns in _WEEKDAY_RANGES.items()
+}
+
+
+def find_weekday_ranges(text: str, lang: str | None) -> list[tuple[Span, Weekdays]]:
+    """The ranges of weekdays of ``text`` written the ``lang`` way, in order: "Monday to
+    Friday", "del lunes al viernes" (its preposition with it); not one day to itself."""
+    found: list[tuple[Span, Weekdays]] = []
+    days = [d.lower() for d in WEEKDAYS.get(lang or "", ())]
+    for pattern in _WEEKDAY_RANGES_COMPILED.get(lang or "", []):
+        for m in pattern.finditer(text):
+            first, last = days.index(m["first"].lower()), days.index(m["last"].lower())
+            if first != last and not any(a < m.end() and m.start() < b for (a, b), _ in found):
+                found.append((m.span(), Weekdays(first, last)))
+    return sorted(found, key=lambda pair: pair[0])
+
+
+def write_date(date: Date | Weekdays, lang: str) -> str:
     """``date`` as ``lang`` writes it (``lang`` one of ``MONTHS``), with its weekday if it has
-    one: "Tuesday, March 4, 2025", "martes 4 de marzo de 2025", "mardi 4 mars 2025"."""
+    one: "Tuesday, March 4, 2025", "martes 4 de marzo de 2025", "mardi 4 mars 2025"; a range of
+    weekdays: "from Monday to Friday", "de lunes a viernes", "du lundi au vendredi"."""
+    if isinstance(date, Weekdays):
+        first, last = WEEKDAYS[lang][date.first], WEEKDAYS[lang][date.until]
+        return {"en": "from {} to {}", "es": "de {} a {}", "fr": "du {} au {}"}[lang].format(
+            first, last
+        )
     if date.until is not None:
         return _write_range(date, lang)
     month = MONTHS[lang][date.month - 1]

@@ -84,6 +84,7 @@ from heedful.dates import (
     WEEKDAYS,
     find_dates,
     find_months,
+    find_weekday_ranges,
     put_date,
     weekday_pattern,
     write_date,
@@ -433,6 +434,9 @@ def protect(
     code = find_code(text)
     kept = [k for k in kept if not any(_overlap(k, c) for c in code)]
     dates = dict(find_dates(text, source)) if target in WEEKDAYS else {}
+    if target in WEEKDAYS:  # "de lunes a viernes": one range of days
+        ranges_of_days = find_weekday_ranges(text, source)
+        dates |= {d: v for d, v in ranges_of_days if not any(_overlap(d, e) for e in dates)}
     dates = {d: v for d, v in dates.items() if not any(_overlap(d, c) for c in code)}
     months = dict(find_months(text, source)) if target in MONTHS else {}
     months = {m: v for m, v in months.items() if not any(_overlap(m, d) for d in [*dates, *code])}
@@ -535,7 +539,9 @@ def protect(
             weekdays[len(placeholders)] = WEEKDAYS[target][WEEKDAYS[source].index(pool[0])]
             if dates[start, end].until is not None:  # "del 3 al 7 de junio": "el domingo"
                 given = RANGE_GIVEN[source]
-                given = given.capitalize() if span[0].isupper() else given
+                # capitalised as its first word ("Del", "From"), not as an English weekday is
+                weekday = span.split()[0] in WEEKDAYS[source] and re.search(r"\w", text[:start])
+                given = given.capitalize() if span[0].isupper() and not weekday else given
                 given = given.upper() if span.isupper() else given  # ALL CAPS stays so
                 ranges[len(placeholders)] = given
         elif target in HOUR_WORD and re.fullmatch(_CLOCK, span) and ":" not in original:
