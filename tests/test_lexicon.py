@@ -365,6 +365,17 @@ def test_a_chat_abbreviation_the_model_never_read_is_spelt_out():
     assert spelt("ur car") == "ur car"  # "your" or "you are": left to the model
     assert english.usual_english("idk", "es") == "idk"
     assert english.unseen_names("Thx for the help.") == []  # a word, not a name
+    # a letter alone is chat's word in lower case only: not an initial, a key or a letter named
+    # ("John R. Smith" gave "John Are . Smith": "John a ; Smith est ici.")
+    assert spelt("u r so funny, r u ok?") == "you are so funny, are you ok?"
+    for kept in ["John R. Smith is here.", "Press R to restart.", "the letter r", "U.S. u.s."]:
+        assert spelt(kept) == kept
+
+
+def test_an_initial_survives_translation_on_the_bundled_model(bundled):
+    found = bundled["en-fr"].translate(["John R. Smith is here.", "u r so funny"])
+    assert found[0].startswith("John R. Smith "), found
+    assert found[1].startswith("Tu es "), found  # before: "u sont si drôles."
 
 
 def test_chat_abbreviations_are_translated_spelt_out(bundled):

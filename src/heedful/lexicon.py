@@ -316,7 +316,7 @@ class Lexicon:
         def usual(match: re.Match) -> str:
             word = match.group()
             form = forms.get(word.lower())
-            if form is None:
+            if form is None or len(word) == 1 and not _chat_letter(text, match):
                 return word
             if word.isupper() and len(word) > 1:  # "CENTRE" -> "CENTER", "ASAP" -> "as soon ..."
                 return form if " " in form else form.upper()
@@ -332,10 +332,11 @@ class Lexicon:
         if self.counts is None:
             return {}
         read = lambda word: self.counts.get(word.lower(), 0)  # noqa: E731
-        forms = {
+        forms = {  # a letter's count is mostly initials' and abbreviations' ("U.S."): no sign
             word: full
             for word, full in _slang().items()
-            if read(word) <= RARE and all(read(part) > RARE for part in _PART.findall(full))
+            if (read(word) <= RARE or len(word) == 1)
+            and all(read(part) > RARE for part in _PART.findall(full))
         }
         forms |= {
             word: other
@@ -396,8 +397,17 @@ def _slang() -> dict[str, str]:
 
     (folder,) = find_spec("contractions").submodule_search_locations
     path = Path(folder) / "data" / "slang_dict.json"
-    found = {k.strip().lower(): v for k, v in json.loads(path.read_text("utf-8")).items()}
+    found = {k.strip().lower(): v.strip() for k, v in json.loads(path.read_text("utf-8")).items()}
     return {k: v for k, v in found.items() if k not in _AMBIGUOUS}
+
+
+def _chat_letter(text: str, match: re.Match) -> bool:
+    """Whether a letter alone is chat's word ("r u ok": "are you"), not an initial, a key or a
+    letter named ("John R. Smith", "Press R", "U.S.", "the letter u"): in lower case, no full stop
+    or apostrophe next to it, and no "letter" before it."""
+    start, end = match.span()
+    beside = text[end : end + 1] in (".", "'", "’", "-") or text[start - 1 : start] in (".", "-")
+    return match.group().islower() and not beside and not text[:start].endswith("letter ")
 
 
 # the list's "ur" is "you are", but chat writes "your" with it as often: "ur car is nice" gave
