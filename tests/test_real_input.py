@@ -824,6 +824,29 @@ def test_words_in_mixed_case_are_kept_from_the_model():
         "YouTube", "iPhone", "iOS", "McDonald's", "eBay"]  # fmt: skip
 
 
+def test_initials_go_with_their_name():
+    from heedful.names import People, with_initials
+
+    text = "J.K. Rowling met J. R. R. Tolkien, George W. Bush and the U.S. Army."
+    names = [(text.index(n), text.index(n) + len(n)) for n in ("Rowling", "Tolkien")]
+    found = with_initials(text, names, People(first=frozenset({"George"})))
+    assert [text[a:b] for a, b in found] == ["J.K. Rowling", "J. R. R. Tolkien", "George W. Bush"]
+    assert with_initials(text, [], People()) == []  # "Army" is no name, "George" no first one
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [  # before: "J. Rowling a écrit...", "J.Rang. Tolkien", "George Wad. Bush"
+        ("J.K. Rowling wrote Harry Potter.", "J.K. Rowling"),
+        ("J.R.R. Tolkien wrote books.", "J.R.R. Tolkien"),
+        ("George W. Bush was president.", "George W. Bush"),
+    ],
+)
+def test_a_name_with_initials_survives_translation_on_the_bundled_model(bundled, text, name):
+    out = bundled["en-fr"].translate([text])[0]
+    assert out.startswith(name + " "), out
+
+
 def test_the_title_of_a_work_quoted_in_english_title_case_is_kept_from_the_model():
     from heedful.names import quoted_titles
 

@@ -175,6 +175,24 @@ def _is_person_title(word: str, dot: str, person: dict[str, str], capitals: bool
     return cased and word.lower() in person and bool(dot or len(word) > 1)
 
 
+# initials before a name ("J.K. ", "J. R. R. "), and a middle one between two names ("W. ")
+_INITIALS_BEFORE = re.compile(r"(?<![\w.])(?:[A-Z]\.[ \u00a0]?)+$")
+_MIDDLE_INITIALS = re.compile(r"(?<![\w.])([A-Z][a-z]+) (?:[A-Z]\. ?)+[A-Z][a-z]+(?![\w.])")
+
+
+def with_initials(text: str, names: list[Span], people: People) -> list[Span]:
+    """``names`` with the initials before each ("J.K. Rowling", "J. Smith"), and a first name of
+    ``people``, its middle initials and the name after them ("George W. Bush", "John F.
+    Kennedy"): the bundled en -> fr model, given the initials without their name, garbled them
+    ("J.K. Rowling" -> "J. Rowling", "George W. Bush" -> "George Wad. Bush")."""
+    found = []
+    for start, end in names:
+        initials = _INITIALS_BEFORE.search(text, 0, start)
+        found.append((start if initials is None else initials.start(), end))
+    found += [m.span() for m in _MIDDLE_INITIALS.finditer(text) if m[1] in people.first]
+    return found
+
+
 def mixed_case(text: str) -> list[Span]:
     """Words with a capital after a small letter, brand names the models garble ("YouTube" ->
     "yourTube", "PowerPoint file" -> "fichier postal", "iOS" -> "iOroid"): kept from the model

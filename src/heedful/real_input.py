@@ -56,6 +56,7 @@ from heedful.names import (
     rare_names,
     titled_names,
     unreadable_letters,
+    with_initials,
 )
 from heedful.protect import PEOPLE, Protected, find_spans, protect
 from heedful.segment import Paragraph, is_marker, titles
@@ -401,6 +402,8 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
             extra += quoted_titles(sentence, source)  # '"The Lord of the Rings"'
         if source == "en":  # "Halima's money": "Mary's money", not "Mary money"
             names = [_without_possessive(sentence, span) for span in names]
+        if not capitals:  # "J.K. Rowling", "George W. Bush": the initials with the name
+            names = with_initials(sentence, names, people(source))
         extra += names
         # a woman's first name: a woman's placeholder, for the words that agree with it
         women = [n for n in names if people(source).is_woman(sentence[n[0] : n[1]])]
