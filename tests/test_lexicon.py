@@ -335,7 +335,7 @@ def test_a_spelling_the_model_hardly_read_is_given_in_the_one_it_did():
     english = Lexicon.load(model_dir("en-fr"))  # Tatoeba's English is mostly American
 
     def respelt(text):
-        return english.usual_english(text, "en")
+        return english.usual_words(text, "en")
 
     # "favourite" read once, "favorite" 197 times; "theatre" never, "theater" 33 times
     assert respelt("My favourite colour.") == "My favorite color."
@@ -344,18 +344,18 @@ def test_a_spelling_the_model_hardly_read_is_given_in_the_one_it_did():
     # the spelling the model read is left: "buses" (13 times) is not made "busses" (never)
     assert respelt("two buses") == "two buses"
     assert respelt("my favorite color") == "my favorite color"
-    assert english.usual_english("My favourite colour.", "es") == "My favourite colour."
+    assert english.usual_words("My favourite colour.", "es") == "My favourite colour."
     assert english.unseen_names("Theatre is my passion.") == []  # a word, not a name
     # a list without counts cannot say which spelling the model read more
     bare = Lexicon(["favorite", "favourite"])
-    assert bare.usual_english("my favourite", "en") == "my favourite"
+    assert bare.usual_words("my favourite", "en") == "my favourite"
 
 
 def test_a_chat_abbreviation_the_model_never_read_is_spelt_out():
     english = Lexicon.load(model_dir("en-fr"))
 
     def spelt(text):
-        return english.usual_english(text, "en")
+        return english.usual_words(text, "en")
 
     assert spelt("idk where he is") == "I do not know where he is"
     assert spelt("Thx for the help, call me ASAP.") == (
@@ -363,13 +363,36 @@ def test_a_chat_abbreviation_the_model_never_read_is_spelt_out():
     )
     assert spelt("gonna go") == "gonna go"  # read 16 times: the model knows it
     assert spelt("ur car") == "ur car"  # "your" or "you are": left to the model
-    assert english.usual_english("idk", "es") == "idk"
+    assert english.usual_words("idk", "es") == "idk"
     assert english.unseen_names("Thx for the help.") == []  # a word, not a name
     # a letter alone is chat's word in lower case only: not an initial, a key or a letter named
     # ("John R. Smith" gave "John Are . Smith": "John a ; Smith est ici.")
     assert spelt("u r so funny, r u ok?") == "you are so funny, are you ok?"
     for kept in ["John R. Smith is here.", "Press R to restart.", "the letter r", "U.S. u.s."]:
         assert spelt(kept) == kept
+
+
+def test_a_spanish_chat_abbreviation_the_model_never_read_is_spelt_out():
+    spanish = Lexicon.load(model_dir("es-en"))
+
+    def spelt(text):
+        return spanish.usual_words(text, "es")
+
+    assert spelt("q haces el finde? Porfa, ven") == "que haces el fin de semana? Por favor, ven"
+    assert spelt("xq no viniste?") == "por qué no viniste?"  # a question: "por qué"
+    assert spelt("no vine xq estaba enfermo") == "no vine porque estaba enfermo"
+    assert spelt("Tengo 5 k. La Q es una letra, la letra q.") == (
+        "Tengo 5 k. La Q es una letra, la letra q."
+    )  # a unit, a capital, a letter named
+    assert spanish.usual_words("q tb", "en") == "q tb"  # Spanish's list for Spanish only
+    assert spanish.unseen_names("Porfa, ven.") == []  # a word, not a name
+
+
+def test_spanish_chat_is_translated_spelt_out(bundled):
+    found = bundled["es-en"].translate(["q haces", "nos vemos el finde", "tqm", "yo tb quiero ir"])
+    # before: "You q do.", "See you the end.", "Thqm.", "I want to go."
+    assert found[0] == "What are you doing?", found
+    assert "weekend" in found[1] and "love you" in found[2] and "too" in found[3], found
 
 
 def test_an_initial_survives_translation_on_the_bundled_model(bundled):

@@ -170,7 +170,8 @@ class Lexicon:
             else:
                 person = self._person(word, people, inside)
                 never = not self.knows(word, accents=False) and not self._contracted(word)
-                never = never and self.usual_english(word, "en") == word  # not "Theatre", "Thx"
+                usual = self.usual_words(word, "en") == self.usual_words(word, "es") == word
+                never = never and usual  # not "Theatre", "Thx", "Porfa"
                 seeds.append(never or person)  # "Vera", not "verá"; "Im" is "I'm"
                 joins.append(len(word) > 1 and (inside or seeds[-1] or not self.knows(word)))
         full_names = [] if capitals else reversed(range(len(words) - 1))  # from the right
@@ -303,14 +304,14 @@ class Lexicon:
 
         return _PART.sub(restored, text)
 
-    def usual_english(self, text: str, language: str | None) -> str:
-        """``text`` with each English word the model hardly read in the form it read far more
-        often: the other English's spelling ("favourite" -> "favorite", "CENTRE" -> "CENTER",
-        in the case typed) or a chat abbreviation spelt out ("idk" -> "I do not know", "Thx" ->
-        "Thanks", "ASAP" -> "as soon as possible"); the text as it is for another language or a
-        list without counts."""
-        forms = self._english
-        if language != "en" or forms.keys().isdisjoint(_PART.findall(text.lower())):
+    def usual_words(self, text: str, language: str | None) -> str:
+        """``text`` with each English or Spanish word the model hardly read in the form it read
+        far more often: the other English's spelling ("favourite" -> "favorite", "CENTRE" ->
+        "CENTER", in the case typed) or a chat abbreviation spelt out ("idk" -> "I do not know",
+        "Thx" -> "Thanks", "ASAP" -> "as soon as possible"; "tqm" -> "te quiero mucho"); the
+        text as it is for another language or a list without counts."""
+        forms = {"en": self._english, "es": self._spanish}.get(language or "", {})
+        if not forms or forms.keys().isdisjoint(_PART.findall(text.lower())):
             return text  # most texts
 
         def usual(match: re.Match) -> str:
@@ -318,6 +319,8 @@ class Lexicon:
             form = forms.get(word.lower())
             if form is None or len(word) == 1 and not _chat_letter(text, match):
                 return word
+            if form == "porque" and text.rstrip().endswith("?"):  # "xq no viniste?"
+                form = "por qué"
             if word.isupper() and len(word) > 1:  # "CENTRE" -> "CENTER", "ASAP" -> "as soon ..."
                 return form if " " in form else form.upper()
             return form[0].upper() + form[1:] if word[0].isupper() else form
@@ -326,7 +329,7 @@ class Lexicon:
 
     @cached_property
     def _english(self) -> dict[str, str]:
-        """The English words ``usual_english`` changes for this model, in lower case, and what
+        """The English words ``usual_words`` changes for this model, in lower case, and what
         into: each read at most ``RARE`` times, its other spelling read more than ``RARE`` times
         and ten times as often, or every word of its spelling out read more than ``RARE`` times."""
         if self.counts is None:
@@ -344,6 +347,20 @@ class Lexicon:
             if read(word) <= RARE < read(other) and read(other) >= 10 * read(word)
         }
         return forms
+
+    @cached_property
+    def _spanish(self) -> dict[str, str]:
+        """The Spanish chat abbreviations (``SPANISH_CHAT``) ``usual_words`` spells out for
+        this model: each read at most ``RARE`` times, every word of its spelling out more."""
+        if self.counts is None:
+            return {}
+        read = lambda word: self.counts.get(word.lower(), 0)  # noqa: E731
+        return {
+            word: full
+            for word, full in SPANISH_CHAT.items()
+            if (read(word) <= RARE or len(word) == 1)
+            and all(read(part) > RARE for part in _PART.findall(full))
+        }
 
     def restore_apostrophes(self, text: str, language: str | None) -> str:
         """``text`` with the apostrophe put back in each word the model never read that is a
@@ -402,12 +419,24 @@ def _slang() -> dict[str, str]:
 
 
 def _chat_letter(text: str, match: re.Match) -> bool:
-    """Whether a letter alone is chat's word ("r u ok": "are you"), not an initial, a key or a
-    letter named ("John R. Smith", "Press R", "U.S.", "the letter u"): in lower case, no full stop
-    or apostrophe next to it, and no "letter" before it."""
+    """Whether a letter alone is chat's word ("r u ok": "are you", "q haces": "que haces"), not
+    an initial, a key, a unit or a letter named ("John R. Smith", "Press R", "U.S.", "5 k", "the
+    letter u"): in lower case, no full stop or apostrophe next to it, no number or "letter"
+    before it."""
     start, end = match.span()
     beside = text[end : end + 1] in (".", "'", "’", "-") or text[start - 1 : start] in (".", "-")
-    return match.group().islower() and not beside and not text[:start].endswith("letter ")
+    named = re.search(r"(?:\d|\bletter|\bletra|\blettre) ?$", text[:start], re.IGNORECASE)
+    return match.group().islower() and not beside and not named
+
+
+# Spanish chat's abbreviations, spelt out (common in messages, unambiguous but "xq": "porque",
+# "por qué" in a question; "x" for "por" is left alone: "3 x 4"); no library lists them
+SPANISH_CHAT = {
+    "q": "que", "k": "que", "xq": "porque", "pq": "porque", "tb": "también", "tmb": "también",
+    "porfa": "por favor", "xfa": "por favor", "finde": "fin de semana", "peli": "película",
+    "pelis": "películas", "tqm": "te quiero mucho", "bn": "bien", "msj": "mensaje",
+    "dnd": "donde", "ntp": "no te preocupes",
+}  # fmt: skip
 
 
 # the list's "ur" is "you are", but chat writes "your" with it as often: "ur car is nice" gave

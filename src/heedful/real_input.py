@@ -423,7 +423,7 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
         text = uncapitalise(text, translator._rarity, placeholders, usual)
     if lexicon is not None and translator.protect_spans:
         text = lexicon.restore_accents(text)
-        text = lexicon.usual_english(text, source)  # "favourite" -> "favorite", "idk"
+        text = lexicon.usual_words(text, source)  # "favourite" -> "favorite", "idk"
         text = lexicon.restore_apostrophes(text, source)  # "dont" -> "don't"
     if translator.protect_spans:
         text = spell_out(text, source)  # "e.g." -> "for example", "Uds." -> "ustedes"
