@@ -110,6 +110,11 @@ def test_a_cut_inside_a_span_kept_whole_is_undone_and_a_wordless_piece_joins_a_s
         ("es", "Viví en EE.UU. dos años. Luego volví.", 2),
         ("es", "Llegó a las 5 p. m. y se fue.", 1),
         ("es", "tengo hambre. quiero comer", 2),  # casual typing: a word, not an abbreviation
+        # an abbreviation of the language's list before a small letter: pysbd cut "¿Uds. |
+        # vienen?" (the model made "Do you go. They're coming?")
+        ("es", "¿Uds. vienen? Sí.", 2),
+        ("es", "Compré pan, etc. luego me fui.", 1),
+        ("es", "Tengo pan. luego voy", 2),  # casual typing after a word the list lacks
     ],
 )
 def test_a_title_before_a_name_ends_no_sentence(language, text, sentences):

@@ -186,8 +186,12 @@ def _merged(
                 and (alone[1].istitle() or capitals)
                 and alone[1].lower() in person
             )
-            # "EE.UU. | dos años", "5 p. | m. | y se fue": a sentence opens with no small letter
-            short = _SHORT_ABBREVIATION.search(before) is not None and text[start].islower()
+            # "EE.UU. | dos años", "5 p. | m. | y se fue", "¿Uds. | vienen?": a sentence opens
+            # with no small letter after an abbreviation
+            ending = _ENDING_ABBREVIATION.search(before)
+            listed = ending is not None and ending[1].lower() in title_words
+            short = _SHORT_ABBREVIATION.search(before) is not None or listed
+            short = short and text[start].islower()
             if inside or title or short or not _has_word(text[start:end]) or not _has_word(before):
                 out[-1] = (out[-1][0], end)
                 continue
@@ -197,6 +201,9 @@ def _merged(
 
 # a word of one or two letters and a full stop ending a text: an abbreviation's last part
 _SHORT_ABBREVIATION = re.compile(r"(?<![^\W\d_])[^\W\d_]{1,2}\.$")
+# a word of up to five letters and a full stop ending a text: an abbreviation if the
+# language's list has it ("¿Uds.")
+_ENDING_ABBREVIATION = re.compile(r"(?<![^\W\d_])([^\W\d_]{1,5})\.$")
 # an abbreviation ending a text, after another word: "con el Sr.", "le Dr." (not "Bien.")
 _LAST_ABBREVIATION = re.compile(r"[\w,;]\s+([^\W\d_]{2,5})\.$")
 
