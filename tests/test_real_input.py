@@ -397,6 +397,31 @@ def test_a_range_of_days_is_one_date_given_as_a_weekday_and_written_the_target_w
     assert caps == "NOS VAMOS EL domingo."  # still in capitals, but for the placeholder
 
 
+def test_a_day_of_the_month_alone_is_a_date_given_as_a_weekday():
+    from heedful.dates import Date, find_dates, write_date
+
+    def days(text, lang):
+        return [(text[a:b], d.day, d.month) for (a, b), d in find_dates(text, lang)]
+
+    text = "Back on the 15th, not the 2nd floor nor the 3rd of May; THE 1ST."
+    assert days(text, "en") == [
+        ("the 15th", 15, None),
+        ("the 3rd of May", 3, 5),
+        ("THE 1ST", 1, None),
+    ]
+    text = "Vuelvo el 15. El día 3 a las 8. Compré el 50 y el 7 de mayo."
+    assert days(text, "es") == [("15", 15, None), ("día 3", 3, None), ("7 de mayo", 7, 5)]
+    assert days("Le 1er et le 2 mai.", "fr") == [("1er", 1, None), ("2 mai", 2, 5)]
+    written = [write_date(Date(1, None, None), lang) for lang in WEEKDAYS]
+    assert written == ["the 1st", "1", "1er"]
+    dated = protect("I'll be back on the 15th.", "en", "fr")
+    assert dated.text == "I'll be back on Monday."
+    assert dated.restore("Je serai de retour lundi.") == "Je serai de retour le 15."
+    dated = protect("Vuelvo el 15.", "es", "en")
+    assert dated.text == "Vuelvo el domingo."
+    assert dated.restore("I'll be back on Sunday.") == "I'll be back on the 15th."
+
+
 def test_a_range_of_weekdays_is_given_and_written_as_a_range_of_days():
     from heedful.dates import Weekdays, find_weekday_ranges, write_date
 
@@ -503,6 +528,11 @@ def test_a_month_survives_translation_on_the_bundled_models(bundled, name, text,
         ("es-en", "Nací el viernes, 3 de mayo de 1990.", "Friday, May 3, 1990"),
         # "Nací el lunes en Tom." was read "I was born on Monday.": "Madrid" put back in the date
         ("es-en", "Nací el 14 de febrero de 1987 en Madrid.", "February 14, 1987 in Madrid"),
+        # a day of the month alone: "I'll be back on 9.", "See you 21.", "sur les 9"
+        ("es-en", "Vuelvo el 9.", "on the 9th"),
+        ("es-en", "Tom llega el 19 a las 8.", "on the 19th"),
+        ("en-fr", "I'll be back on the 9th.", "le 9"),
+        ("en-fr", "The meeting is on the 21st.", "le 21"),
         # ranges of weekdays: "We work on Sunday.", "le lundi au milieu de mercredi"
         ("es-en", "Trabajamos de jueves a domingo.", "from Thursday to Sunday"),
         ("es-en", "La tienda está cerrada del viernes al domingo.", "from Friday to Sunday"),

@@ -24,6 +24,10 @@ given to the model as one weekday with the language's word before it ("el doming
 Monday", "le lundi"), and that weekday in the translation, with the word before it, becomes the
 range written the target way: "from June 3 to 7", "del 3 al 7 de junio", "du 3 au 7 juin".
 
+A day of the month alone ("on the 15th", "el 15", "le 15", the month left to the context) is a
+date too, written "the 15th", "15" after "el", "15" after "le": the models wrote "sur les 15"
+for "on the 15th" and "See you 21." for "Nos vemos el 21.".
+
 A range of weekdays ("de lunes a viernes", "Monday through Friday", "du lundi au vendredi")
 is one too, given and put back as a range of days is, written "from Monday to Friday", "de
 lunes a viernes", "du lundi au vendredi": the models wrote "We work on Sunday." for "Trabajamos
@@ -46,6 +50,7 @@ import re
 from dataclasses import dataclass
 
 from heedful.textmap import Span
+from heedful.written import BEFORE_A_NOUN, english_suffix
 
 MONTHS = {
     "en": ("January February March April May June July August September October November "
@@ -83,7 +88,7 @@ CONTRACTED = {"es": {"de": "del", "a": "al"}, "fr": {"de": "du", "à": "au"}}
 @dataclass(frozen=True)
 class Date:
     day: int
-    month: int  # 1-12
+    month: int | None  # 1-12; None for a day of the month alone ("the 15th", "el 15")
     year: str | None  # as written
     weekday: int | None = None  # 0-6 (Monday first), if written with it: "Tuesday, March 4"
     until: tuple[int, int] | None = None  # a range's last (day, month): "del 3 al 7 de junio"
@@ -155,8 +160,20 @@ _COMPILED = {
 }
 
 
+# a day of the month alone, after its article: English "the 15th" (not before a noun: "the 2nd
+# floor"), Spanish "el (día) 15", French "le 15", ending a clause or before a time ("a las 8")
+_DAY_ALONE = {
+    "en": re.compile(r"(?<![\w-])the (?P<day>\d{1,2})(?:st|nd|rd|th)(?![\w-])", re.IGNORECASE),
+    "es": re.compile(
+        r"(?<=\b[Ee]l )(?:día )?(?P<day>\d{1,2})(?=[ \u00a0]*(?:[.,;:!?)]|$| y | a las? ))"
+    ),
+    "fr": re.compile(r"(?<=\b[Ll]e )(?P<day>\d{1,2}|1er)(?=[ \u00a0]*(?:[.,;:!?)]|$| et | à ))"),
+}
+
+
 def find_dates(text: str, lang: str | None) -> list[tuple[Span, Date]]:
-    """The dates of ``text`` written the ``lang`` way, in order (none for another language)."""
+    """The dates of ``text`` written the ``lang`` way, in order (none for another language);
+    a day of the month alone is one, without a month."""
     found: list[tuple[Span, Date]] = []
     for pattern in _COMPILED.get(lang or "", []):
         for m in pattern.finditer(text):
@@ -176,6 +193,12 @@ def find_dates(text: str, lang: str | None) -> list[tuple[Span, Date]]:
                 m["weekday"].lower()
             )
             found.append((m.span(), Date(day, _month(m["month"], lang), m["year"], weekday)))
+    for m in _DAY_ALONE[lang].finditer(text) if lang in _DAY_ALONE else ():
+        day = 1 if m["day"] == "1er" else int(m["day"])
+        taken = any(a < m.end() and m.start() < b for (a, b), _ in found)
+        noun = lang == "en" and BEFORE_A_NOUN.match(text, m.end())  # "the 2nd floor"
+        if 1 <= day <= 31 and not taken and not noun:
+            found.append((m.span(), Date(day, None, None)))
     return sorted(found, key=lambda pair: pair[0])
 
 
@@ -306,6 +329,10 @@ def write_date(date: Date | Weekdays, lang: str) -> str:
         )
     if date.until is not None:
         return _write_range(date, lang)
+    if date.month is None:  # "the 15th"; "15", "1er" after the article the weekday gets
+        if lang == "en":
+            return f"the {date.day}{english_suffix(date.day)}"
+        return "1er" if lang == "fr" and date.day == 1 else str(date.day)
     month = MONTHS[lang][date.month - 1]
     weekday = "" if date.weekday is None else WEEKDAYS[lang][date.weekday]
     if lang == "en":
