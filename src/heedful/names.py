@@ -143,6 +143,11 @@ def write_title(name: str, source: str | None, target: str | None) -> str:
     return written_title + name[title.end() :]  # "SR. GARCÍA" -> "MR. GARCÍA"
 
 
+def has_title(name: str, source: str | None) -> bool:
+    """Whether ``name`` opens with a person's title ("Sr. Pérez", "Mrs. Smith", "Dr. Gil")."""
+    return _opening_title(name, source) is not None
+
+
 def feminine_title(name: str, source: str | None) -> bool:
     """Whether ``name`` opens with a title of a woman ("Sra. Ruiz", "Mrs. Smith", "Dra. Gil")."""
     opening = _opening_title(name, source)

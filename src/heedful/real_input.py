@@ -48,6 +48,7 @@ from heedful.emphasis import find_emphasis, with_emphasis
 from heedful.explain.alignment_choice import align_pair
 from heedful.explain.alignment_spans import WordLink, copied, in_order
 from heedful.explain.words import STANDALONE, to_words
+from heedful.formulas import letter_formula
 from heedful.names import (
     mixed_case,
     people,
@@ -146,13 +147,27 @@ def _translate_plain(
     ends = [_open_end(translator, s) for s in sentences]
     marks = [None if end is None else end[1] for end in ends]
     sentences = [s if end is None else end[0] for s, end in zip(sentences, ends, strict=True)]
-    asides = [sentence_asides(translator, s) for s in sentences]
+    # a letter's greeting or closing ("Dear Anna,", "Un saludo,"): from heedful.formulas' table
+    languages = translator.source_language, translator.target_language
+    formulas = [
+        letter_formula(s, mark, *languages) if translator.protect_spans else None
+        for s, mark in zip(sentences, marks, strict=True)
+    ]
+    todo = [i for i, formula in enumerate(formulas) if formula is None]
+    given, capitals = [sentences[i] for i in todo], [in_capitals[i] for i in todo]
+    asides = [sentence_asides(translator, s) for s in given]
     if any(asides):  # "Tom (mi hermano) está aquí."
-        found = translate_asides(
-            translator, sentences, in_capitals, asides, options, alignments, translate_sentences
+        translated = translate_asides(
+            translator, given, capitals, asides, options, alignments, translate_sentences
         )
     else:
-        found = translate_sentences(translator, sentences, in_capitals, options, alignments)
+        translated = translate_sentences(translator, given, capitals, options, alignments)
+    by_sentence = dict(zip(todo, translated, strict=True))
+    for i, formula in enumerate(formulas):
+        if formula is not None:
+            linked = in_order(sentences[i], formula) if alignments else None
+            by_sentence[i] = [Translation(formula, 0.0, [], linked)]
+    found = [by_sentence[i] for i in range(len(sentences))]
     found = [
         [_ended(o, mark, translator.target_language) for o in options] if mark else options
         for options, mark in zip(found, marks, strict=True)

@@ -1,0 +1,90 @@
+"""A letter's greeting and closing, written the target language's way from a table.
+
+Tatoeba holds no letters, and the bundled models garbled every greeting and closing tried: "Dear
+Mr. Brown," -> "Entre M. Brown,", "Kind regards," -> "Les combats s'entendent,", "Best
+regards," -> "Les meilleures salutations,", "Estimado Sr. Gómez:" -> "Be Mr. Gómez careful:",
+"Un saludo," -> "He greeted,", "Atentamente," -> "Watch closely,". Such a line is a formula that
+letter-writing guides give the equivalents of; no library lists them, so this table does:
+
+* a line that is one of ``CLOSINGS`` (before a comma, or alone on its line without a mark; one
+  of one word only before a comma; "Love." and "Best wishes!" may be sentences) becomes the
+  target language's first form of the same row: "Un saludo," -> "Best regards,", "Kind
+  regards," -> "Cordialement,";
+* a line of a word of ``GREETINGS`` and a name ("Dear Anna,", "Estimado Sr. Gómez:") gets the
+  target language's word, for a woman where the name is a woman's (by her title or her first
+  name: heedful.names), formal where the name has a title ("Estimado", not "Querido"), and the
+  name as it is, its title written the target language's way: "Cher M. Brown,", "Dear Mr.
+  Gómez:".
+
+The line's mark stays (heedful.real_input puts it back); its words are linked in order.
+"""
+
+from __future__ import annotations
+
+import re
+
+from heedful.names import feminine_title, has_title, people, write_title
+
+# closings that say the same, a row each: each language's forms, the first the one written
+CLOSINGS = [
+    {  # neutral, as in most letters and e-mails
+        "en": ("Best regards", "Kind regards", "Regards", "Warm regards", "Best wishes",
+               "All the best"),
+        "es": ("Un saludo", "Saludos", "Un cordial saludo", "Saludos cordiales", "Cordialmente",
+               "Un saludo cordial"),
+        "fr": ("Cordialement", "Bien cordialement", "Bien à vous", "Meilleures salutations"),
+    },
+    {  # formal
+        "en": ("Yours sincerely", "Sincerely", "Sincerely yours", "Yours faithfully",
+               "Yours truly", "Respectfully"),
+        "es": ("Atentamente", "Le saluda atentamente", "Muy atentamente"),
+        "fr": ("Salutations distinguées", "Respectueusement", "Sincères salutations"),
+    },
+    {  # to family and friends
+        "en": ("Love", "Lots of love", "With love", "Hugs", "Hugs and kisses"),
+        "es": ("Un abrazo", "Abrazos", "Un beso", "Besos", "Con cariño", "Un abrazo fuerte"),
+        "fr": ("Bises", "Bisous", "Grosses bises", "Je t'embrasse", "Affectueusement"),
+    },
+]  # fmt: skip
+# a greeting's word: (to a man, to a woman), familiar then formal (before a title)
+GREETINGS = {
+    "en": (("Dear", "Dear"), ("Dear", "Dear")),
+    "es": (("Querido", "Querida"), ("Estimado", "Estimada")),
+    "fr": (("Cher", "Chère"), ("Cher", "Chère")),
+}
+_NAME = r"[^\W\d_][\w'’.-]*"  # a word of a name, or a title ("Sr.")
+_GREETING = {
+    lang: re.compile(
+        rf"(?P<word>{'|'.join(sorted({w for pair in pairs for w in pair}))}) "
+        rf"(?P<name>{_NAME}(?: {_NAME}){{0,3}})[.!]?",
+        re.IGNORECASE,
+    )
+    for lang, pairs in GREETINGS.items()
+}
+
+
+def letter_formula(
+    line: str, mark: str | None, source: str | None, target: str | None
+) -> str | None:
+    """The target language's form of a letter's greeting or closing, ``line`` given without
+    ``mark`` (the comma or colon the line ended with, None if it ended with none; "." may end
+    ``line`` in its place); None if ``line`` is neither, or a language has no table."""
+    if source not in GREETINGS or target not in GREETINGS or mark not in (",", ":", None):
+        return None
+    if mark is None and line.rstrip()[-1:] in ".!?":  # "Best wishes!": a sentence
+        return None
+    bare = line.rstrip(".!").strip()
+    for row in CLOSINGS:
+        for form in row[source]:
+            one_word = " " not in form and mark is None
+            if bare.lower() == form.lower() and not one_word:
+                return row[target][0]
+    greeting = _GREETING[source].fullmatch(line.strip())
+    if greeting is None or mark is None:
+        return None
+    name = greeting["name"].rstrip(".")  # the full stop given in place of the line's mark
+    if not all(word[0].isupper() for word in name.split()):
+        return None  # "Dear all", "Querido amigo"
+    woman = feminine_title(name, source) or people(source).is_woman(name)
+    formal = has_title(name, source)
+    return f"{GREETINGS[target][formal][woman]} {write_title(name, source, target)}"
