@@ -1124,6 +1124,7 @@ def test_a_heading_or_a_list_item_gets_no_full_stop_its_source_lacks():
     assert unended("Ana.", "  Ana ") == "Ana" and unended("Il est 10:30.", "It is 10:30") == (
         "Il est 10:30"
     )
+    assert unended("24 heure réception.", "24-hour reception") == "24 heure réception"  # a digit
     assert unended("Hello!", "hola") == "Hello!"  # typed in a hurry: the model's ending stays
     assert unended("Hello.", "Hola.") == "Hello."  # the source has its own
     assert unended("Merci. ❤️", "Gracias ❤️") == "Merci. ❤️"  # the source ends in no letter

@@ -99,11 +99,12 @@ def _has_alnum(text: str) -> bool:
 
 def unended(translation: str, source: str) -> str:
     """``translation`` without the full stop, exclamation or question mark the model ended it
-    with, where its ``source`` begins with a capital and ends in a letter or digit: a heading, a
-    list item, a label ("Two apples" gave "Deux pommes !", "Contact us" "Contactez-nous ?", "Ana"
-    at a letter's foot "Ana."). A source in lower case (typed in a hurry: "donde esta el bano")
-    keeps the model's ending. Emoticons ending both are looked past ("Thanks for your help :)"
-    gave "Merci pour votre aide. :)")."""
+    with, where its ``source`` begins with a capital or a digit and ends in a letter or digit: a
+    heading, a list item, a label ("Two apples" gave "Deux pommes !", "Contact us" "Contactez-nous
+    ?", "Ana" at a letter's foot "Ana.", "24-hour reception" "24 heure réception."). A source
+    in lower case (typed in a hurry: "donde esta el bano") keeps the model's ending. Emoticons
+    ending both are looked past ("Thanks for your help :)" gave "Merci pour votre aide. :)").
+    """
     from heedful.unknown_words import is_emoticon
 
     words, faces = source.split(), []
@@ -115,7 +116,8 @@ def unended(translation: str, source: str) -> str:
             return translation
         return unended(translation.rstrip()[: -len(ending)], " ".join(words)) + ending
     words = source.strip()
-    if not words or not words[-1].isalnum() or not opens_capitalised(words):
+    opening = opens_capitalised(words) or words[:1].isdigit()  # "24 hour reception", "3 eggs"
+    if not words or not words[-1].isalnum() or not opening:
         return translation
     if "¡" in translation or "¿" in translation:  # "¡Hola!": the opening mark's pair stays
         return translation
