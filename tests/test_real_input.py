@@ -226,6 +226,31 @@ def test_a_number_and_word_compound_translates_on_the_bundled_model(bundled, tex
     assert words in out and "-" not in out, out
 
 
+def test_a_spanish_range_of_hours_goes_to_the_model_with_its_from():
+    from heedful.written import spanish_hours
+
+    assert spanish_hours("Abrimos de 9 a 14 h, de las 8:30 a las 12.", "es") == (
+        "Abrimos desde las 9 hasta las 14 h, desde las 8:30 hasta las 12."
+    )
+    assert spanish_hours("Niños de 7 a 10 años; de 100 a 200 euros.", "es") == (
+        "Niños de 7 a 10 años; de 100 a 200 euros."
+    )  # not hours
+    assert spanish_hours("de 7 a 10.", "fr") == "de 7 a 10."
+
+
+@pytest.mark.parametrize(
+    ("text", "hours"),
+    [  # before: "served in 7 to 10", "I work for 8 to 3", "The store opens at 9:00 to 14:00."
+        ("El desayuno se sirve de 7 a 10.", "from 7 to 10"),
+        ("Trabajo de 8 a 3.", "from 8 to 3"),
+        ("La tienda abre de 9:00 a 14:00.", "from 9:00 to 14:00"),
+    ],
+)
+def test_a_spanish_range_of_hours_translates_on_the_bundled_model(bundled, text, hours):
+    out = bundled["es-en"].translate([text])[0]
+    assert hours in out, out
+
+
 def test_spans_get_placeholders_the_sentence_does_not_hold():
     protected = protect(f"Boston: {URL} o {EMAIL}, 100 o {PHONE}.")
     # Boston and 100 are taken; 100, a number, is protected too

@@ -72,7 +72,7 @@ from heedful.typography import (
     unreadable_symbols,
 )
 from heedful.unknown_words import Unreadable, is_emoticon, put_back_spans, split_unreadable
-from heedful.written import spaced_compounds
+from heedful.written import spaced_compounds, spanish_hours
 
 
 @dataclass
@@ -427,6 +427,7 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
     text = sentence if protected is None else protected.text
     if translator.protect_spans:
         text = spaced_compounds(text, source)  # "12-year-old" -> "12 year old"
+        text = spanish_hours(text, source)  # "de 7 a 10" -> "desde las 7 hasta las 10"
     quotes = None
     if unknown:  # "“Hola”" as '"Hola"', if the vocabulary lacks “ and ”
         given = plain(text, lambda c: _unknown_letter(translator, c))

@@ -49,6 +49,24 @@ def spaced_compounds(text: str, language: str | None) -> str:
     return _COMPOUND.sub(spaced, text)
 
 
+# a Spanish range of hours, "de 7 a 10", "de las 9 a las 14 h": the bundled es -> en model
+# wrote "served in 7 to 10", "I work for 8 to 3", "at 9:00 to 14:00", and "from 7 to 10" for
+# "desde las 7 hasta las 10"; not a range of other things ("de 7 a 10 años"). Three digits:
+# a placeholder's (heedful.protect), given for "9:00" or "14 h"
+_HOURS_RANGE = re.compile(
+    r"(?<![\w])de (?:las )?(?P<first>\d{1,3}(?::\d\d)?) a (?:las )?(?P<last>\d{1,3}(?::\d\d)?)"
+    r"(?=[ \u00a0]*(?:[.,;:!?)]|$|h\b|hs?\b|horas?\b|de la (?:mañana|tarde|noche)\b))"
+)
+
+
+def spanish_hours(text: str, language: str | None) -> str:
+    """``text`` with a Spanish range of hours given as "desde las 7 hasta las 10" (the model's
+    reading of "de 7 a 10" lost the "from")."""
+    if language != "es" or " a " not in text:
+        return text
+    return _HOURS_RANGE.sub(r"desde las \g<first> hasta las \g<last>", text)
+
+
 def localise_number(span: str, source: str | None, target: str | None) -> str:
     """A number written the ``source`` language's way, with a decimal mark or grouped by
     thousands, written the ``target`` one's ("1.234,50" -> "1,234.50" from es to en); anything
