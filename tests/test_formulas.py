@@ -43,6 +43,8 @@ def test_a_greeting_gets_the_target_word_for_its_name():
     assert greeting("Querido amigo.", source="es", target="en") is None
     assert greeting("Dear Tom, how are you?", None) is None
     assert greeting("Dear Tom.", None) is None  # a greeting ends with its comma or colon
+    assert greeting("DEAR ANNA.", target="fr") == "CHÈRE ANNA"  # in capitals as written
+    assert letter_formula("KIND REGARDS.", ",", "en", "fr") == "CORDIALEMENT"
 
 
 def test_a_letter_translates_with_its_greeting_and_closing_linked(bundled):

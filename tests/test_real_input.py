@@ -485,7 +485,8 @@ def test_a_month_without_a_day_is_given_as_the_month_the_model_reads_best():
     assert months("May I come in? They march. In May or June, July 2019, since April.", "en") == [
         ("May", 5, None), ("June", 6, None), ("July 2019", 7, "2019"), ("April", 4, None)
     ]  # fmt: skip
-    assert months("April and June came. in may.", "en") == []  # names; not a month in lower case
+    assert months("April and June came. to march, may.", "en") == []  # names, verbs
+    assert months("it rains in april, since june", "en") == [("april", 4, None), ("june", 6, None)]
     assert months("Julio vive aquí. VIVO EN MAYO.", "es") == [("MAYO", 5, None)]  # "Julio": a name
     assert months("la planète Mars, début mars", "fr") == [("mars", 3, None)]
     assert months("Nací el 3 de mayo.", "de") == []

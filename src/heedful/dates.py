@@ -234,6 +234,8 @@ _MONTH = {
     )
     for lang, names in MONTHS.items()
 }
+# the words before an English month typed in lower case that make it one ("in march")
+_TYPED_CUE = re.compile(r"(?<![\w'’-])(?:in|since|until|till|during|before|after) $", re.I)
 _CUE_BEFORE = {
     lang: re.compile(rf"(?<![\w'’-])(?:{'|'.join(map(re.escape, cues))})\s+$", re.IGNORECASE)
     for lang, cues in _MONTH_CUES.items()
@@ -257,8 +259,13 @@ def find_months(text: str, lang: str | None) -> list[tuple[Span, Month]]:
         listed = found and _LISTED.fullmatch(text, found[-1][0][1], m.start())  # "in May or June"
         marked = cued or listed or m["year"] is not None
         capitalised = word.istitle() or word.isupper()  # "May", "MAY"; not "mAy"
-        # English capitalises its months; Spanish and French capitalise names ("Julio")
-        month = marked and capitalised if lang == "en" else word.islower() or marked and capitalised
+        # English capitalises its months, but for casual typing after "in" and the like ("in
+        # march", not "to march"); Spanish and French capitalise names ("Julio")
+        if lang == "en":
+            typed = word.islower() and _TYPED_CUE.search(text, 0, m.start()) is not None
+            month = marked and capitalised or typed
+        else:
+            month = word.islower() or marked and capitalised
         if month:
             found.append((m.span(), Month(_month(word, lang), m["year"])))
     return found

@@ -74,11 +74,12 @@ def letter_formula(
     if mark is None and line.rstrip()[-1:] in ".!?":  # "Best wishes!": a sentence
         return None
     bare = line.rstrip(".!").strip()
+    capitals = bare.isupper()  # "DEAR JOHN," -> "CHER JOHN,"
     for row in CLOSINGS:
         for form in row[source]:
             one_word = " " not in form and mark is None
             if bare.lower() == form.lower() and not one_word:
-                return row[target][0]
+                return row[target][0].upper() if capitals else row[target][0]
     greeting = _GREETING[source].fullmatch(line.strip())
     if greeting is None or mark is None:
         return None
@@ -87,4 +88,5 @@ def letter_formula(
         return None  # "Dear all", "Querido amigo"
     woman = feminine_title(name, source) or people(source).is_woman(name)
     formal = has_title(name, source)
-    return f"{GREETINGS[target][formal][woman]} {write_title(name, source, target)}"
+    written = f"{GREETINGS[target][formal][woman]} {write_title(name, source, target)}"
+    return written.upper() if capitals else written
