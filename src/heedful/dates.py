@@ -163,11 +163,12 @@ _COMPILED = {
 # a day of the month alone, after its article: English "the 15th" (not before a noun: "the 2nd
 # floor"), Spanish "el (día) 15", French "le 15", ending a clause or before a time ("a las 8")
 _DAY_ALONE = {
-    "en": re.compile(r"(?<![\w-])the (?P<day>\d{1,2})(?:st|nd|rd|th)(?![\w-])", re.IGNORECASE),
-    "es": re.compile(
-        r"(?<=\b[Ee]l )(?:día )?(?P<day>\d{1,2})(?=[ \u00a0]*(?:[.,;:!?)]|$| y | a las? ))"
-    ),
-    "fr": re.compile(r"(?<=\b[Ll]e )(?P<day>\d{1,2}|1er)(?=[ \u00a0]*(?:[.,;:!?)]|$| et | à ))"),
+    lang: re.compile(pattern, re.IGNORECASE)
+    for lang, pattern in {
+        "en": r"(?<![\w-])the (?P<day>\d{1,2})(?:st|nd|rd|th)(?![\w-])",
+        "es": r"(?<=\bel )(?:día )?(?P<day>\d{1,2})(?=[ \u00a0]*(?:[.,;:!?)]|$| y | a las? ))",
+        "fr": r"(?<=\ble )(?P<day>\d{1,2}|1er)(?=[ \u00a0]*(?:[.,;:!?)]|$| et | à ))",
+    }.items()
 }
 
 
