@@ -335,12 +335,7 @@ class Lexicon:
         if self.counts is None:
             return {}
         read = lambda word: self.counts.get(word.lower(), 0)  # noqa: E731
-        forms = {  # a letter's count is mostly initials' and abbreviations' ("U.S."): no sign
-            word: full
-            for word, full in _slang().items()
-            if (read(word) <= RARE or len(word) == 1)
-            and all(read(part) > RARE for part in _PART.findall(full))
-        }
+        forms = self._spelt_out(_slang())
         forms |= {
             word: other
             for word, other in _other_spellings().items()
@@ -351,13 +346,17 @@ class Lexicon:
     @cached_property
     def _spanish(self) -> dict[str, str]:
         """The Spanish chat abbreviations (``SPANISH_CHAT``) ``usual_words`` spells out for
-        this model: each read at most ``RARE`` times, every word of its spelling out more."""
-        if self.counts is None:
-            return {}
+        this model (``_spelt_out``)."""
+        return {} if self.counts is None else self._spelt_out(SPANISH_CHAT)
+
+    def _spelt_out(self, table: dict[str, str]) -> dict[str, str]:
+        """The abbreviations of ``table`` (-> spelt out) this model read at most ``RARE`` times
+        (a letter alone whatever its count, mostly initials' and abbreviations': "U.S."), every
+        word of whose spelling out it read more."""
         read = lambda word: self.counts.get(word.lower(), 0)  # noqa: E731
         return {
             word: full
-            for word, full in SPANISH_CHAT.items()
+            for word, full in table.items()
             if (read(word) <= RARE or len(word) == 1)
             and all(read(part) > RARE for part in _PART.findall(full))
         }

@@ -149,10 +149,12 @@ _PLACEHOLDER = (
 # a code of letters and digits ("42A", "IB3456", "PS5", "COVID-19", "5km"), not an ordinal ("3rd",
 # "1er", "2º"), a decade ("1990s") or an hour ("3pm"): the bundled models garbled them ("bus 42A"
 # -> "bus 422", "my flight is IB3456" -> "IB ... Tom3456"). One that starts with a digit gets a
-# number as its placeholder, one that starts with a letter a city ("Mon vol est IB3456")
+# number as its placeholder, one that starts with a letter a city ("Mon vol est IB3456"). An
+# English compound of a number and words in lower case is none ("25-year-old": its number is a
+# span, its words the model's, given with spaces: heedful.written.spaced_compounds)
 _CODE = (
     r"(?!\d+(?:st|nd|rd|th|er|re|e|ème|eme|ère|o|a|º|ª|s|am|pm)(?![\w-]))"
-    r"(?!\d+(?:-[^\W\d_A-Z]+)+(?![\w-]))"  # not "25-year-old": its number (heedful.compounds)
+    r"(?!\d+(?:-[^\W\d_A-Z]+)+(?![\w-]))"  # not "25-year-old": its number alone
     r"(?=[\w-]*\d)(?=[\w-]*[^\W\d_])[^\W_]+(?:-[^\W_]+)*(?:\.\d+)*"  # "v2.1" whole
 )
 # a keyboard shortcut ("Ctrl+C", "Alt+F4", "Cmd+Shift+P"): a name for the model, as it is in the
