@@ -31,6 +31,11 @@ def test_an_abbreviation_is_spelt_out_in_the_case_it_was_written():
     assert spell_out("the.e.g. seed, hue.g. ", "en") == "the.e.g. seed, hue.g. "
     assert spell_out("Buy fruit, e.g. apples.", "es") == "Buy fruit, e.g. apples."
     assert spell_out("Des fruits, p. ex. des pommes", "fr") == "Des fruits, par exemple des pommes"
+    # a word of one part, capitalised where it is written in lower case, is a name or an end
+    assert spell_out("It weighs max. 5 kg, approx. 4.", "en") == (
+        "It weighs maximum 5 kg, approximately 4."
+    )
+    assert spell_out("I met Max. Approx. 5 came.", "en") == "I met Max. Approx. 5 came."
 
 
 @pytest.mark.parametrize(
@@ -42,6 +47,9 @@ def test_an_abbreviation_is_spelt_out_in_the_case_it_was_written():
         ("es-en", "Vive en EE. UU. desde 2010.", "since 2010"),
         ("es-en", "Compra fruta, p. ej. manzanas.", "for example"),
         ("en-fr", "Buy fruit, i.e. apples and pears.", "pommes et des poires"),
+        # "max." was read as a name ("(max a 25 MB)"); pysbd cut "approx. | 50 dollars"
+        ("en-fr", "The file is too large (max. 25 MB).", "(maximum 25 MB)"),
+        ("en-fr", "It costs approx. 50 dollars.", "50 dollars"),
     ],
 )
 def test_an_abbreviation_ends_no_sentence_on_the_bundled_models(bundled, name, text, words):

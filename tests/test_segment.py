@@ -115,6 +115,10 @@ def test_a_cut_inside_a_span_kept_whole_is_undone_and_a_wordless_piece_joins_a_s
         ("es", "¿Uds. vienen? Sí.", 2),
         ("es", "Compré pan, etc. luego me fui.", 1),
         ("es", "Tengo pan. luego voy", 2),  # casual typing after a word the list lacks
+        # an abbreviation heedful.abbreviations spells out, before a small letter or a digit
+        ("en", "It costs approx. 50 dollars.", 1),
+        ("es", "Cuesta aprox. 50 euros. Él pagó.", 2),
+        ("en", "I met Max. 25 people came.", 2),  # a name
     ],
 )
 def test_a_title_before_a_name_ends_no_sentence(language, text, sentences):

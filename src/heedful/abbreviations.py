@@ -16,7 +16,13 @@ import re
 
 # each abbreviation as usually written -> spelt out
 SPELT_OUT = {
-    "en": {"e.g.": "for example", "i.e.": "that is", "a.k.a.": "also known as"},
+    "en": {
+        "e.g.": "for example",
+        "i.e.": "that is",
+        "a.k.a.": "also known as",
+        "max.": "maximum",
+        "approx.": "approximately",
+    },
     "es": {
         "Ud.": "usted",
         "Uds.": "ustedes",
@@ -26,8 +32,16 @@ SPELT_OUT = {
         "p.ej.": "por ejemplo",
         "EE. UU.": "Estados Unidos",
         "EE.UU.": "Estados Unidos",
+        "máx.": "máximo",
+        "aprox.": "aproximadamente",
     },
-    "fr": {"p. ex.": "par exemple", "p.ex.": "par exemple", "c.-à-d.": "c'est-à-dire"},
+    "fr": {
+        "p. ex.": "par exemple",
+        "p.ex.": "par exemple",
+        "c.-à-d.": "c'est-à-dire",
+        "max.": "maximum",
+        "env.": "environ",
+    },
 }
 _USUAL = {lang: {a.lower(): a for a in table} for lang, table in SPELT_OUT.items()}
 _FOUND = {
@@ -38,6 +52,21 @@ _FOUND = {
     )
     for lang, table in SPELT_OUT.items()
 }
+
+
+def find_abbreviations(text: str, language: str | None) -> list[tuple[int, int]]:
+    """Where ``text`` holds abbreviations of ``SPELT_OUT[language]`` ("max." is no name)."""
+    found = _FOUND.get(language or "")
+    if found is None or "." not in text:
+        return []
+    return [m.span() for m in found.finditer(text) if _abbreviation(m.group(), language)]
+
+
+def _abbreviation(written: str, language: str) -> bool:
+    """Whether ``written`` is the abbreviation: a word of one part capitalised where it is
+    written in lower case is a name or a sentence's end ("I met Max. 25 came.")."""
+    usual = _USUAL[language][written.lower()]
+    return not (written.istitle() and usual.islower() and written.count(".") == 1)
 
 
 def spell_out(text: str, language: str | None) -> str:
@@ -51,6 +80,8 @@ def spell_out(text: str, language: str | None) -> str:
 
     def spelt(match: re.Match) -> str:
         written = match.group()
+        if not _abbreviation(written, language):
+            return written
         usual = _USUAL[language][written.lower()]
         out = SPELT_OUT[language][usual]
         if not re.search(r"\w", text[: match.start()]):

@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from heedful import dropped, ordinals, wrong_language
-from heedful.abbreviations import spell_out
+from heedful.abbreviations import find_abbreviations, spell_out
 from heedful.asides import sentence_asides, translate_asides
 from heedful.casing import (
     capitalise,
@@ -419,6 +419,8 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
             names = [_without_possessive(sentence, span) for span in names]
         if not capitals:  # "J.K. Rowling", "George W. Bush": the initials with the name
             names = with_initials(sentence, names, people(source))
+        shortened = find_abbreviations(sentence, source)  # "max.": spelt out below, no name
+        names = [n for n in names if not any(a < n[1] and n[0] < b for a, b in shortened)]
         extra += names
         # a woman's first name: a woman's placeholder, for the words that agree with it
         women = [n for n in names if people(source).is_woman(sentence[n[0] : n[1]])]

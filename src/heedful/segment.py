@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import pysbd
 from pysbd.languages import LANGUAGE_CODES
 
+from heedful.abbreviations import find_abbreviations
 from heedful.names import PERSON_TITLES
 
 Span = tuple[int, int]  # [start, end) in a text
@@ -97,7 +98,12 @@ class SentenceSplitter:
             at = marker.end() if marker and _has_word(line.group()[marker.end() :]) else 0
             for start, end in self._cut(line.group()[at:]):
                 spans.append((line.start() + at + start, line.start() + at + end))
-        return Paragraph(text, _merged(text, spans, keep_whole, self._titles, self._person))
+        # "approx. | 50 euros", "e.g. | apples": an abbreviation spelt out for the model ends
+        # no sentence before a small letter or a digit ("EE. UU. | Me gusta." stays cut)
+        after = [(a, b, text[b + 1 : b + 2]) for a, b in find_abbreviations(text, self.language)]
+        small = [(a, b + 2) for a, b, c in after if c.islower() or c.isdigit()]
+        whole = [*keep_whole, *small]
+        return Paragraph(text, _merged(text, spans, whole, self._titles, self._person))
 
     def _cut(self, line: str) -> list[Span]:
         """The line's sentences, stripped of whitespace; none for a blank line. A line with no
