@@ -121,6 +121,7 @@ _PATTERNS = {
     "fr": [rf"(?P<day>\d{{1,2}}|1er) (?P<month>{_month_names('fr')})(?: (?P<year>\d{{4}}))?"],
 }
 _DAY = r"(?P<day>\d{1,2})"
+_DIGIT = re.compile(r"\d")
 _RANGES = {  # a range of days with its preposition, its first day's month left out or not
     "es": [
         rf"(?:del|desde el) {_DAY}(?: de (?P<month>{_month_names('es')}))? (?:al|hasta el) "
@@ -175,6 +176,8 @@ _DAY_ALONE = {
 def find_dates(text: str, lang: str | None) -> list[tuple[Span, Date]]:
     """The dates of ``text`` written the ``lang`` way, in order (none for another language);
     a day of the month alone is one, without a month."""
+    if not _DIGIT.search(text):  # every date has its day's number; most sentences have none
+        return []
     found: list[tuple[Span, Date]] = []
     for pattern in _COMPILED.get(lang or "", []):
         for m in pattern.finditer(text):
@@ -307,6 +310,7 @@ _WEEKDAY_RANGES = {
         rf"(?P<last>{_weekday_names('fr')})"
     ],
 }
+_ANY_WEEKDAY = {lang: re.compile("|".join(days), re.IGNORECASE) for lang, days in WEEKDAYS.items()}
 _WEEKDAY_RANGES_COMPILED = {
     lang: [re.compile(rf"(?<![\w-]){p}(?![\w-])", re.IGNORECASE) for p in patterns]
     for lang, patterns in _WEEKDAY_RANGES.items()
@@ -317,8 +321,10 @@ def find_weekday_ranges(text: str, lang: str | None) -> list[tuple[Span, Weekday
     """The ranges of weekdays of ``text`` written the ``lang`` way, in order: "Monday to
     Friday", "del lunes al viernes" (its preposition with it); not one day to itself."""
     found: list[tuple[Span, Weekdays]] = []
-    days = [d.lower() for d in WEEKDAYS.get(lang or "", ())]
-    for pattern in _WEEKDAY_RANGES_COMPILED.get(lang or "", []):
+    if lang not in _ANY_WEEKDAY or len(_ANY_WEEKDAY[lang].findall(text)) < 2:
+        return found  # most sentences
+    days = [d.lower() for d in WEEKDAYS[lang]]
+    for pattern in _WEEKDAY_RANGES_COMPILED[lang]:
         for m in pattern.finditer(text):
             first, last = days.index(m["first"].lower()), days.index(m["last"].lower())
             if first != last and not any(a < m.end() and m.start() < b for (a, b), _ in found):

@@ -170,8 +170,8 @@ class Lexicon:
             else:
                 person = self._person(word, people, inside)
                 never = not self.knows(word, accents=False) and not self._contracted(word)
-                usual = self.usual_words(word, "en") == self.usual_words(word, "es") == word
-                never = never and usual  # not "Theatre", "Thx", "Porfa"
+                never = never and self.usual_words(word, "en") == word  # not "Theatre", "Thx"
+                never = never and self.usual_words(word, "es") == word  # not "Porfa"
                 seeds.append(never or person)  # "Vera", not "verá"; "Im" is "I'm"
                 joins.append(len(word) > 1 and (inside or seeds[-1] or not self.knows(word)))
         full_names = [] if capitals else reversed(range(len(words) - 1))  # from the right
