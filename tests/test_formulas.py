@@ -62,3 +62,26 @@ def test_a_letter_translates_with_its_greeting_and_closing_linked(bundled):
         assert found.text[slice(*link.target)] == link.target_word
     found = bundled["es-en"].translate(["Estimado Sr. Gómez:", "Un saludo,"])
     assert found == ["Dear Mr. Gómez:", "Best regards,"]
+
+
+def test_an_opening_greeting_before_a_comma_ends_where_its_comma_does():
+    from heedful.formulas import greeting_end
+
+    assert greeting_end("Hola, me llamo Ana.", "es") == len("Hola,")
+    assert greeting_end("Buenos días, ¿cómo está?", "es") == len("Buenos días,")
+    assert greeting_end("Hola Tom, ¿vienes?", "es") is None  # a name before the comma
+    assert greeting_end("Hola,", "es") is None  # nothing after it
+    assert greeting_end("Holanda, país bonito.", "es") is None
+    assert greeting_end("Hi, my name is Anna.", "en") is None  # English is read well as written
+
+
+def test_a_sentence_after_an_opening_greeting_goes_on_in_lower_case(bundled):
+    """Before: "Hi, call me Ana and I am 20 years old.", "Hi, guys what are you?"."""
+    text = "Hola, me llamo Ana y tengo 20 años. Vivo en Lima."
+    found = bundled["es-en"].translate([text, "Hola, ¿cómo estás?"], alignments=True)
+    assert found[0].text.startswith("Hi, my name is Ana and I am 20 years old. I "), found[0]
+    assert found[1].text == "Hi, how are you?", found[1]
+    for source, result in zip([text, "Hola, ¿cómo estás?"], found, strict=True):
+        for link in result.alignment:  # lowered, its links' words are the text's
+            assert source[slice(*link.source)] == link.source_word
+            assert result.text[slice(*link.target)] == link.target_word

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, replace
 
 from heedful import dropped, ordinals, wrong_language
 from heedful.abbreviations import find_abbreviations, spell_out
-from heedful.asides import sentence_asides, translate_asides
+from heedful.asides import as_aside, sentence_asides, translate_asides
 from heedful.casing import (
     capitalise,
     capitalise_first,
@@ -48,7 +48,7 @@ from heedful.emphasis import find_emphasis, with_emphasis
 from heedful.explain.alignment_choice import align_pair
 from heedful.explain.alignment_spans import WordLink, copied, in_order
 from heedful.explain.words import STANDALONE, to_words
-from heedful.formulas import letter_formula
+from heedful.formulas import greeting_end, letter_formula
 from heedful.names import (
     mixed_case,
     people,
@@ -172,11 +172,30 @@ def _translate_plain(
         [_ended(o, mark, translator.target_language) for o in options] if mark else options
         for options, mark in zip(found, marks, strict=True)
     ]
+    # after a greeting's comma the sentence goes on as written: "Hi, my name is Ana."
+    after_comma = [False] + [mark == "," for mark in marks[:-1]]
+    found = [
+        [_going_on(o, s, languages[1]) for o in options] if after else options
+        for options, s, after in zip(found, sentences, after_comma, strict=True)
+    ]
     out, at = [], 0
     for p in paragraphs:
         parts, at = found[at : at + len(p.spans)], at + len(p.spans)
         out.append(paragraph_n_best(p, parts, options.n_best, alignments))
     return out
+
+
+def _going_on(translation: Translation, sentence: str, target: str | None) -> Translation:
+    """The translation of a ``sentence`` that goes on after a comma ("me llamo Ana." of "Hola,
+    me llamo Ana."): opened in lower case where the sentence is (heedful.asides.as_aside), its
+    links' words as the text now writes them."""
+    text = as_aside(sentence.lstrip("¿¡\"'«“("), translation.text, target)
+    if text == translation.text:
+        return translation
+    links = translation.alignment
+    if links is not None:
+        links = [k._replace(target_word=text[k.target[0] : k.target[1]]) for k in links]
+    return replace(translation, text=text, alignment=links)
 
 
 def _open_end(translator, sentence: str) -> tuple[str, str] | None:
@@ -241,7 +260,18 @@ def paragraph(translator, text: str) -> Paragraph:
     """``text`` cut into sentences, or, without ``split_sentences``, one sentence."""
     if not translator.split_sentences:
         return Paragraph(text, [(0, len(text))] if text.strip() else [])
-    return translator._splitter.split(text, find_spans(text) if translator.protect_spans else ())
+    found = translator._splitter.split(text, find_spans(text) if translator.protect_spans else ())
+    if not translator.protect_spans:
+        return found
+    spans = []  # "Hola, | me llamo Ana.": an opening greeting is a sentence of its own
+    for start, end in found.spans:
+        cut = greeting_end(text[start:end], translator.source_language)
+        if cut is None:
+            spans.append((start, end))
+            continue
+        rest = start + cut + len(text[start + cut : end]) - len(text[start + cut : end].lstrip())
+        spans += [(start, start + cut), (rest, end)]
+    return Paragraph(text, spans)
 
 
 def paragraph_in_capitals(translator, paragraph: Paragraph) -> bool:
