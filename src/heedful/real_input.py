@@ -173,7 +173,7 @@ def _translate_plain(
         for options, mark in zip(found, marks, strict=True)
     ]
     # after a greeting's comma the sentence goes on as written: "Hi, my name is Ana."
-    after_comma = [False] + [mark == "," for mark in marks[:-1]]
+    after_comma = [k > 0 and marks[k - 1] == "," for k in range(len(marks))]
     found = [
         [_going_on(o, s, languages[1]) for o in options] if after else options
         for options, s, after in zip(found, sentences, after_comma, strict=True)
