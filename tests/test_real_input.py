@@ -1430,3 +1430,11 @@ def test_a_number_with_its_unit_takes_in_the_hours_the_model_wrote_after_it():
 def test_decades_etc_and_units_through_the_bundled_en_fr_model(bundled, text, kept, not_in):
     (out,) = bundled["en-fr"].translate([text])
     assert kept in out and not_in not in out, out
+
+
+def test_a_sentence_goes_on_after_an_ellipsis_within_it(bundled):
+    """Before: "Attends ! Qu'avez-vous dit ?", "Tom. Are you there?": the models read "..." as a
+    sentence's end."""
+    found = bundled["en-fr"].translate(["Wait... what did you say?"])[0]
+    assert found.startswith("Attends... qu") and "!" not in found, found
+    assert bundled["es-en"].translate(["Tom... ¿estás ahí?"]) == ["Tom... are you there?"]

@@ -172,11 +172,11 @@ def _translate_plain(
         [_ended(o, mark, translator.target_language) for o in options] if mark else options
         for options, mark in zip(found, marks, strict=True)
     ]
-    # after a greeting's comma the sentence goes on as written: "Hi, my name is Ana."
-    after_comma = [k > 0 and marks[k - 1] == "," for k in range(len(marks))]
+    # after a greeting's comma or "...", the sentence goes on as written: "Hi, my name is Ana."
+    pause = [k > 0 and marks[k - 1] in (",", "...", "…") for k in range(len(marks))]
     found = [
         [_going_on(o, s, languages[1]) for o in options] if after else options
-        for options, s, after in zip(found, sentences, after_comma, strict=True)
+        for options, s, after in zip(found, sentences, pause, strict=True)
     ]
     out, at = [], 0
     for p in paragraphs:
@@ -263,15 +263,32 @@ def paragraph(translator, text: str) -> Paragraph:
     found = translator._splitter.split(text, find_spans(text) if translator.protect_spans else ())
     if not translator.protect_spans:
         return found
-    spans = []  # "Hola, | me llamo Ana.": an opening greeting is a sentence of its own
+    spans = []
     for start, end in found.spans:
-        cut = greeting_end(text[start:end], translator.source_language)
-        if cut is None:
-            spans.append((start, end))
-            continue
-        rest = start + cut + len(text[start + cut : end]) - len(text[start + cut : end].lstrip())
-        spans += [(start, start + cut), (rest, end)]
+        spans += _pauses(text, start, end, translator.source_language)
     return Paragraph(text, spans)
+
+
+def _pauses(text: str, start: int, end: int, language: str | None) -> list[Span]:
+    """The sentence ``text[start:end]`` cut where the bundled models read a pause within it as
+    a sentence's end: after an opening greeting and its comma ("Hola, | me llamo Ana.",
+    heedful.formulas.greeting_end), and after "..." before a small letter ("Wait... | what did
+    you say?": "Attends ! Qu'avez-vous dit ?" before). Each part is translated as a sentence,
+    and the one after the pause goes on in lower case (``_going_on``)."""
+    cuts = []
+    greeting = greeting_end(text[start:end], language)
+    if greeting is not None:
+        cuts.append(start + greeting)
+    cuts += [m.end(1) for m in _ELLIPSIS_WITHIN.finditer(text, start, end)]
+    spans, at = [], start
+    for cut in sorted(cuts):
+        spans.append((at, cut))
+        at = cut + len(text[cut:end]) - len(text[cut:end].lstrip())
+    return spans + [(at, end)]
+
+
+# "..." or "…" inside a sentence, before a word in lower case ("Wait... what?", "Bueno… ¿qué?")
+_ELLIPSIS_WITHIN = re.compile(r"(?<=[^\W_])(\.\.\.|…)\s+(?=[¿¡]?[^\W\d_A-Z])")
 
 
 def paragraph_in_capitals(translator, paragraph: Paragraph) -> bool:
