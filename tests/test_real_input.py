@@ -1145,6 +1145,22 @@ def test_a_line_without_words_is_kept_as_it_is_not_made_into_a_sentence(bundled,
     assert translator.translate(lines) != lines
 
 
+def test_the_word_after_a_quoted_question_is_in_lower_case_where_the_source_s_is():
+    from heedful.typography import after_quoted_speech
+
+    said = '"Where are you going?" she asked.'
+    assert after_quoted_speech("« Où allez-vous ? » Elle a demandé.", said) == (
+        "« Où allez-vous ? » elle a demandé."
+    )
+    assert after_quoted_speech('"Where?", She asked.', '"¿Dónde?", preguntó.') == (
+        '"Where?", she asked.'
+    )
+    assert after_quoted_speech('"Who?" I asked.', '"¿Quién?", pregunté.') == '"Who?" I asked.'
+    assert after_quoted_speech("« Qui ? » Tom a dit.", '"Who?" Tom said.') == (
+        "« Qui ? » Tom a dit."
+    )  # the source's word is capitalised: as the model wrote it
+
+
 def test_a_heading_or_a_list_item_gets_no_full_stop_its_source_lacks():
     assert unended("Deux pommes !", "Two apples") == "Deux pommes"
     assert unended("Contactez-nous ?", "Contact us") == "Contactez-nous"
@@ -1438,3 +1454,8 @@ def test_a_sentence_goes_on_after_an_ellipsis_within_it(bundled):
     found = bundled["en-fr"].translate(["Wait... what did you say?"])[0]
     assert found.startswith("Attends... qu") and "!" not in found, found
     assert bundled["es-en"].translate(["Tom... ¿estás ahí?"]) == ["Tom... are you there?"]
+
+
+def test_a_sentence_goes_on_after_a_quoted_question_on_the_bundled_model(bundled):
+    found = bundled["en-fr"].translate(['"Where are you going?" she asked.'])[0]
+    assert found.startswith("« Où allez-vous ? » elle "), found  # before: "» Elle a demandé."

@@ -64,6 +64,7 @@ from heedful.segment import Paragraph, is_marker, titles
 from heedful.textmap import Span
 from heedful.typography import (
     EQUIVALENTS,
+    after_quoted_speech,
     closed_quote,
     curl,
     plain,
@@ -573,6 +574,7 @@ def finish(
         cased = capitalise_first(said)  # as its source begins ("Visita Madrid.": "visit Madrid.")
     text = cased if protected is None else protected.restore(cased)
     text = closed_quote(text, prepared.text)
+    text = after_quoted_speech(text, prepared.sentence)  # '"Help!" she shouted.'
     if prepared.quotes is not None:
         text = curl(text, prepared.quotes)
     if translator.uncapitalise:  # a heading or a list item: "Two apples" -> "Deux pommes"

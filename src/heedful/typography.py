@@ -140,3 +140,22 @@ def closed_quote(translation: str, source: str) -> str:
 
 
 _OPEN_LAST = re.compile(r'(?:^|\s)"(?=\S)[^"]*$')  # a last quote that opens: '... : "Je'
+
+
+def after_quoted_speech(translation: str, source: str) -> str:
+    """``translation`` with the word after a quotation ending in "?" or "!" in lower case where
+    the source's is ('"Where are you going?" she asked.' gave '« Où allez-vous ? » Elle a
+    demandé.'): the sentence goes on after the quotation ("I" counts as lower case in the
+    source, and keeps its capital in an English translation)."""
+    said = _AFTER_QUOTED.search(source)
+    if said is None or not (said.group("word")[0].islower() or said.group("word") == "I"):
+        return translation
+    found = _AFTER_QUOTED.search(translation)
+    if found is None or not found.group("word")[0].isupper() or found.group("word") == "I":
+        return translation
+    at = found.start("word")
+    return translation[:at] + translation[at].lower() + translation[at + 1 :]
+
+
+# a quotation ending in "?" or "!" and the word after it: '"Help!" she', '« Aide ! » Elle'
+_AFTER_QUOTED = re.compile(r"[?!][ \u00a0\u202f]?[\"”»],?[ \u00a0\u202f]+(?P<word>[^\W\d_]+)")
