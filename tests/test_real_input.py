@@ -438,6 +438,7 @@ def test_a_day_of_the_month_alone_is_a_date_given_as_a_weekday():
     assert days(text, "es") == [("15", 15, None), ("día 3", 3, None), ("7 de mayo", 7, 5)]
     assert days("Le 1er et le 2 mai.", "fr") == [("1er", 1, None), ("2 mai", 2, 5)]
     assert days("VUELVO EL DÍA 3 Y ME VOY.", "es") == [("DÍA 3", 3, None)]  # in capitals
+    assert days("Vivo en el 3.º piso; subió el 3,5 %.", "es") == []  # an ordinal, a decimal
     written = [write_date(Date(1, None, None), lang) for lang in WEEKDAYS]
     assert written == ["the 1st", "1", "1er"]
     dated = protect("I'll be back on the 15th.", "en", "fr")

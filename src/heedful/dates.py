@@ -161,14 +161,17 @@ _COMPILED = {
 }
 
 
+# a clause's end after a number: a mark that no digit, letter or ordinal's sign follows ("el 3.º
+# piso", "el 3,5 %" are no days)
+_CLAUSE_END = r"[ \u00a0]*(?:[.,;:!?)](?![\wºª])|$)"
 # a day of the month alone, after its article: English "the 15th" (not before a noun: "the 2nd
 # floor"), Spanish "el (día) 15", French "le 15", ending a clause or before a time ("a las 8")
 _DAY_ALONE = {
     lang: re.compile(pattern, re.IGNORECASE)
     for lang, pattern in {
         "en": r"(?<![\w-])the (?P<day>\d{1,2})(?:st|nd|rd|th)(?![\w-])",
-        "es": r"(?<=\bel )(?:día )?(?P<day>\d{1,2})(?=[ \u00a0]*(?:[.,;:!?)]|$| y | a las? ))",
-        "fr": r"(?<=\ble )(?P<day>\d{1,2}|1er)(?=[ \u00a0]*(?:[.,;:!?)]|$| et | à ))",
+        "es": rf"(?<=\bel )(?:día )?(?P<day>\d{{1,2}})(?={_CLAUSE_END}| y | a las? )",
+        "fr": rf"(?<=\ble )(?P<day>\d{{1,2}}|1er)(?={_CLAUSE_END}| et | à )",
     }.items()
 }
 
