@@ -81,6 +81,8 @@ def test_a_sentence_after_an_opening_greeting_goes_on_in_lower_case(bundled):
     found = bundled["es-en"].translate([text, "Hola, ¿cómo estás?"], alignments=True)
     assert found[0].text.startswith("Hi, my name is Ana and I am 20 years old. I "), found[0]
     assert found[1].text == "Hi, how are you?", found[1]
+    # typed without its end, the line keeps the model's, as a line cut nowhere does
+    assert bundled["es-en"].translate(["oye, manana te llamo"])[0].endswith("tomorrow."), found
     for source, result in zip([text, "Hola, ¿cómo estás?"], found, strict=True):
         for link in result.alignment:  # lowered, its links' words are the text's
             assert source[slice(*link.source)] == link.source_word

@@ -138,14 +138,17 @@ def find_asides(
     return Asides(sentence, text, cuts, insides, at, marks, label=kind if last > 0 else None)
 
 
-def as_aside(source: str, translation: str, target: str | None = None) -> str:
+def as_aside(
+    source: str, translation: str, target: str | None = None, *, ended: bool = False
+) -> str:
     """An aside's translation as the aside was written: without the full stop the model ended
     it with, or the capital it opened it with, where the aside has neither ("mi hermano" gave
     "My brother.": "my brother"); a word the ``target`` language always capitalises keeps its
-    capital ("lunes" -> "Monday", "I")."""
+    capital ("lunes" -> "Monday", "I"). ``ended``: the model's full stop stays (a sentence
+    going on after a pause, heedful.real_input)."""
     if not translation:
         return source
-    if not source.rstrip().endswith((".", "!", "?", "…")):
+    if not ended and not source.rstrip().endswith((".", "!", "?", "…")):
         translation = _ADDED_END.sub("", translation)
     first = _WORD.match(translation)
     always = {"I", *MONTHS.get(target or "", ()), *WEEKDAYS.get(target or "", ())}

@@ -188,9 +188,10 @@ def _translate_plain(
 
 def _going_on(translation: Translation, sentence: str, target: str | None) -> Translation:
     """The translation of a ``sentence`` that goes on after a comma ("me llamo Ana." of "Hola,
-    me llamo Ana."): opened in lower case where the sentence is (heedful.asides.as_aside), its
-    links' words as the text now writes them."""
-    text = as_aside(sentence.lstrip("¿¡\"'«“("), translation.text, target)
+    me llamo Ana."): opened in lower case where the sentence is (heedful.asides.as_aside; its
+    end as the model wrote it, as any sentence's), its links' words as the text now writes them.
+    """
+    text = as_aside(sentence.lstrip("¿¡\"'«“("), translation.text, target, ended=True)
     if text == translation.text:
         return translation
     links = translation.alignment
