@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, replace
 
 from heedful import dropped, ordinals, wrong_language
 from heedful.abbreviations import find_abbreviations, spell_out
-from heedful.asides import as_aside, sentence_asides, translate_asides
+from heedful.asides import sentence_asides, translate_asides
 from heedful.casing import (
     capitalise,
     capitalise_first,
@@ -48,7 +48,7 @@ from heedful.emphasis import find_emphasis, with_emphasis
 from heedful.explain.alignment_choice import align_pair
 from heedful.explain.alignment_spans import WordLink, copied, in_order
 from heedful.explain.words import STANDALONE, to_words
-from heedful.formulas import greeting_end, letter_formula
+from heedful.formulas import letter_formula
 from heedful.names import (
     mixed_case,
     people,
@@ -59,6 +59,8 @@ from heedful.names import (
     unreadable_letters,
     with_initials,
 )
+from heedful.pauses import MARKS as PAUSE_MARKS
+from heedful.pauses import going_on, pauses
 from heedful.protect import PEOPLE, Protected, find_spans, protect
 from heedful.segment import Paragraph, is_marker, titles
 from heedful.textmap import Span
@@ -174,30 +176,16 @@ def _translate_plain(
         for options, mark in zip(found, marks, strict=True)
     ]
     # after a greeting's comma or "...", the sentence goes on as written: "Hi, my name is Ana."
-    pause = [k > 0 and marks[k - 1] in (",", "...", "…") for k in range(len(marks))]
-    found = [
-        [_going_on(o, s, languages[1]) for o in options] if after else options
-        for options, s, after in zip(found, sentences, pause, strict=True)
-    ]
+    pause = [k > 0 and marks[k - 1] in PAUSE_MARKS for k in range(len(marks))]
+    for translations, sentence, after in zip(found, sentences, pause, strict=True):
+        for k, o in enumerate(translations if after else []):
+            text, links = going_on(sentence, o.text, o.alignment, languages[1])
+            translations[k] = replace(o, text=text, alignment=links)
     out, at = [], 0
     for p in paragraphs:
         parts, at = found[at : at + len(p.spans)], at + len(p.spans)
         out.append(paragraph_n_best(p, parts, options.n_best, alignments))
     return out
-
-
-def _going_on(translation: Translation, sentence: str, target: str | None) -> Translation:
-    """The translation of a ``sentence`` that goes on after a comma ("me llamo Ana." of "Hola,
-    me llamo Ana."): opened in lower case where the sentence is (heedful.asides.as_aside; its
-    end as the model wrote it, as any sentence's), its links' words as the text now writes them.
-    """
-    text = as_aside(sentence.lstrip("¿¡\"'«“("), translation.text, target, ended=True)
-    if text == translation.text:
-        return translation
-    links = translation.alignment
-    if links is not None:
-        links = [k._replace(target_word=text[k.target[0] : k.target[1]]) for k in links]
-    return replace(translation, text=text, alignment=links)
 
 
 def _open_end(translator, sentence: str) -> tuple[str, str] | None:
@@ -267,30 +255,8 @@ def paragraph(translator, text: str) -> Paragraph:
         return found
     spans = []
     for start, end in found.spans:
-        spans += _pauses(text, start, end, translator.source_language)
+        spans += pauses(text, start, end, translator.source_language)  # "Hola, | me llamo"
     return Paragraph(text, spans)
-
-
-def _pauses(text: str, start: int, end: int, language: str | None) -> list[Span]:
-    """The sentence ``text[start:end]`` cut where the bundled models read a pause within it as
-    a sentence's end: after an opening greeting and its comma ("Hola, | me llamo Ana.",
-    heedful.formulas.greeting_end), and after "..." before a small letter ("Wait... | what did
-    you say?": "Attends ! Qu'avez-vous dit ?" before). Each part is translated as a sentence,
-    and the one after the pause goes on in lower case (``_going_on``)."""
-    cuts = []
-    greeting = greeting_end(text[start:end], language)
-    if greeting is not None:
-        cuts.append(start + greeting)
-    cuts += [m.end(1) for m in _ELLIPSIS_WITHIN.finditer(text, start, end)]
-    spans, at = [], start
-    for cut in sorted(cuts):
-        spans.append((at, cut))
-        at = cut + len(text[cut:end]) - len(text[cut:end].lstrip())
-    return spans + [(at, end)]
-
-
-# "..." or "…" inside a sentence, before a word in lower case ("Wait... what?", "Bueno… ¿qué?")
-_ELLIPSIS_WITHIN = re.compile(r"(?<=[^\W_])(\.\.\.|…)\s+(?=[¿¡]?[^\W\d_A-Z])")
 
 
 def paragraph_in_capitals(translator, paragraph: Paragraph) -> bool:
