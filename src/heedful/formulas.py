@@ -19,10 +19,10 @@ letter-writing guides give the equivalents of; no library lists them, so this ta
 The line's mark stays (heedful.real_input puts it back); its words are linked in order.
 
 A greeting and a comma opening a sentence ("Hola, me llamo Ana.") is translated as a sentence
-of its own (``greeting_end``), and the rest after it: the bundled es -> en model read the comma
-as part of the sentence ("Hi, call me Ana.", "Hola, ¿cómo estás?" -> "Hi, guys what are you?")
-and each part well alone ("Hi.", "My name is Ana.", "How are you?"): 3 of 6 sentences of my own
-right as written, 5 of 6 cut after "Hola,".
+of its own (``greeting_end``, cut by heedful.pauses), and the rest after it: the bundled es -> en
+model read the comma as part of the sentence ("Hi, call me Ana.", "Hola, ¿cómo estás?" -> "Hi,
+guys what are you?") and each part well alone ("Hi.", "My name is Ana.", "How are you?"): 3 of
+6 sentences of my own right as written, 5 of 6 cut after "Hola,".
 """
 
 from __future__ import annotations
