@@ -141,6 +141,9 @@ def test_a_label_before_a_colon_is_cut_out_when_the_model_read_it_in_lower_case(
     assert found.main_to_sentence(0) == len("Warning: ")
     assert find_asides("Pregunta: ¿dónde está?", label_kind=label_kind).texts == ["Pregunta"]
     assert find_asides("Note : it is late.", label_kind=label_kind).main == "it is late."
+    # a field's value: one word with a number, or a number first ("Precio: 12,50 €")
+    assert find_asides("Note: 555-1234", label_kind=label_kind).main == "555-1234"
+    assert find_asides("Note: $5 each", label_kind=label_kind).main == "$5 each"
     for text in [
         "Tom: I'm here.",  # not a label (a name, for the lexicon)
         "Warning: stop.",  # one word after it
@@ -173,8 +176,12 @@ def test_a_label_before_a_colon_is_cut_out_when_the_model_read_it_in_lower_case(
             "AVERTISSEMENT : ",
             "N'OUVREZ PAS CETTE PORTE",
         ),
-        # "I" opens no sentence after a colon: "je", not "Je"
+        # "I" opens no sentence after a colon: "je", not "Je"; nor does a month: "le 3 mars"
         ("en-fr", "Example: I eat an apple every day.", "Exemple : ", "je mange une pomme"),
+        ("en-fr", "Date: March 3, 2024", "Date : ", "le 3 mars 2024"),
+        # a field's value: "Phone à 555-1234", "I used to listen, €12.50." before
+        ("en-fr", "Phone: 555-1234", "Téléphone : ", "555-1234"),
+        ("es-en", "Precio: 12,50 €", "Price: ", "€12.50"),
     ],
 )
 def test_a_label_is_translated_in_a_sentence_the_model_knows(name, text, label, rest):

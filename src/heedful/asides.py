@@ -161,6 +161,7 @@ def as_aside(
     return translation
 
 
+_ALWAYS_CAPITALISED = re.compile(rf"(?:I|{'|'.join(MONTHS['en'] + WEEKDAYS['en'])})\b(?!\.)")
 # a mark the model ended an aside with, after a word, a number's sign or unit ("50%.")
 _ADDED_END = re.compile(r"(?<=[^\W_]|[%°€$£¥])\s?[.!?]$")
 
@@ -303,8 +304,9 @@ def with_asides(asides: Asides, main, best: list, alignments: bool, target: str 
     ]
     if asides.label:  # "Rappel : la bibliothèque ferme", after the label as the source has it
         asides = replace(asides, marks=[("", colon(target)), *asides.marks[1:]])
-        rest = asides.main  # English capitalises "I" anywhere: it says nothing of the opening
-        rest = "i" + rest[1:] if re.match(r"I\b(?!\.)", rest) else rest
+        # English capitalises "I", months and weekdays anywhere: they say nothing of the opening
+        rest = asides.main
+        rest = rest[0].lower() + rest[1:] if _ALWAYS_CAPITALISED.match(rest) else rest
         text = as_aside(rest, main.text, target)
         words = [k._replace(target_word=text[slice(*k.target)]) for k in main.alignment or []]
         main = replace(main, text=text, alignment=words if main.alignment is not None else None)

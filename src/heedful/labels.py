@@ -25,8 +25,8 @@ from heedful.explain.alignment_spans import WordLink
 # a sentence each model translates well that holds a label of one word (lower case), by source
 # language: "This is a warning." -> "C'est un avertissement.", "Es un aviso." -> "It's a warning."
 FRAMES = {"en": "This is a {}.", "es": "Es un {}.", "fr": "C'est un {}."}
-# "Warning:" opening a sentence: one word, a colon, then a word with a letter
-_LABEL = re.compile(r"(?P<label>[^\W\d_]+)[ \t]?:[ \t]+(?=[^\W\d_]|[¿¡\"'«“(])")
+# "Warning:" opening a sentence: one word, a colon, then a word, or a value ("Precio: 12,50 €")
+_LABEL = re.compile(r"(?P<label>[^\W\d_]+)[ \t]?:[ \t]+(?=[^\W_]|[¿¡\"'«“(+$€£])")
 _WORD = re.compile(r"\w+(?:['’-]\w+)*")
 # the word English adds after an adjective the frame made a noun ("It's an important one.")
 _PRO_FORM = {"en": ("one", "ones")}
@@ -54,11 +54,14 @@ def label_kinds(translator) -> LabelKind | None:
 
 def find_label(sentence: str, kind: LabelKind) -> tuple[re.Match | None, str | None]:
     """The label opening ``sentence`` (its match: ``label`` its word, the end after the colon
-    and the spaces) and its kind; (None, None) if it has none, or if fewer than two words
-    follow it."""
+    and the spaces) and its kind; (None, None) if it has none, or if fewer than two words and
+    no number follow it (a field's value: "Precio: 12,50 €", "Phone: 555-1234")."""
     found = _LABEL.match(sentence)
     what = kind(found["label"]) if found else None
-    if what is None or len(_WORD.findall(sentence, found.end())) < 2:
+    if what is None:
+        return None, None
+    value = any(c.isdigit() for c in sentence[found.end() :])
+    if len(_WORD.findall(sentence, found.end())) < 2 and not value:
         return None, None
     return found, what
 
