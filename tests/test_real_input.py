@@ -475,7 +475,7 @@ def test_a_range_of_weekdays_is_given_and_written_as_a_range_of_days():
 
 
 def test_a_month_without_a_day_is_given_as_the_month_the_model_reads_best():
-    from heedful.dates import Month, find_months, write_month
+    from heedful.months import Month, find_months, write_month
 
     def months(text, lang):
         return [(text[a:b], m.month, m.year) for (a, b), m in find_months(text, lang)]

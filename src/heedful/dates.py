@@ -33,15 +33,7 @@ is one too, given and put back as a range of days is, written "from Monday to Fr
 lunes a viernes", "du lundi au vendredi": the models wrote "We work on Sunday." for "Trabajamos
 de jueves a domingo." and "le lundi au milieu de mercredi" for "Monday through Wednesday".
 
-A month without a day ("en marzo de 2018", "since January", "jusqu'en mai") is given to the
-model as the month it translates best, and that month in the translation becomes the month
-written the target way, with its year if it has one: the models garbled some months and wrote
-others untranslated or with their year the source's way ("desde enero" -> "From work here.",
-"in March" -> "à March", "en diciembre de 2024" -> "in December, 2024", "since May 2009" ->
-"depuis 2009 ans"), where "October" / "octubre" they translate well. An English month is
-capitalised and, unless a year follows it, comes after a word that takes a month ("in",
-"since", "early"...): "May I...", "Mark and April came" are no months. A Spanish or French one
-is in lower case (a capital opens a name: "Julio", "Mars"), or in capitals after such a word.
+Months without a day are heedful.months'.
 """
 
 from __future__ import annotations
@@ -103,7 +95,7 @@ def _month_names(lang: str) -> str:
     return "|".join(MONTHS[lang] + short)
 
 
-def _month(name: str, lang: str) -> int:
+def month_number(name: str, lang: str) -> int:
     """1-12 for a month's name or its short form ("dec." -> 12)."""
     name = name.lower().rstrip(".")
     return next(k for k, n in enumerate(MONTHS[lang], 1) if n.lower().startswith(name))
@@ -189,8 +181,8 @@ def find_dates(text: str, lang: str | None) -> list[tuple[Span, Date]]:
                 continue
             groups = m.groupdict()
             if "last" in groups:  # a range: one month written for both days, or each its own
-                last_month = _month(m["last_month"] or m["month"], lang)
-                month = _month(m["month"] or m["last_month"], lang)
+                last_month = month_number(m["last_month"] or m["month"], lang)
+                month = month_number(m["month"] or m["last_month"], lang)
                 if not 1 <= int(m["last"]) <= 31 or (month, day) >= (last_month, int(m["last"])):
                     continue
                 until = (int(m["last"]), last_month)
@@ -199,7 +191,7 @@ def find_dates(text: str, lang: str | None) -> list[tuple[Span, Date]]:
             weekday = m["weekday"] and [d.lower() for d in WEEKDAYS[lang]].index(
                 m["weekday"].lower()
             )
-            found.append((m.span(), Date(day, _month(m["month"], lang), m["year"], weekday)))
+            found.append((m.span(), Date(day, month_number(m["month"], lang), m["year"], weekday)))
     for m in _DAY_ALONE[lang].finditer(text) if lang in _DAY_ALONE else ():
         day = 1 if m["day"] == "1er" else int(m["day"])
         taken = any(a < m.end() and m.start() < b for (a, b), _ in found)
@@ -207,83 +199,6 @@ def find_dates(text: str, lang: str | None) -> list[tuple[Span, Date]]:
         if 1 <= day <= 31 and not taken and not noun:
             found.append((m.span(), Date(day, None, None)))
     return sorted(found, key=lambda pair: pair[0])
-
-
-@dataclass(frozen=True)
-class Month:
-    """A month without a day: "marzo de 2018", "in January"."""
-
-    month: int  # 1-12
-    year: str | None  # as written
-
-
-# the months a month is given to the model as, the one it translates best first (on sentences
-# of my own, /root/heedful-runs/s35: "octubre" and "October" read right in 5 of 6 and 6 of 7,
-# "junio" 4 of 6, "mayo" 2 of 6, "June" and "July" 4 of 7)
-MONTH_STAND_INS = {
-    "en": ("October", "December", "July"),
-    "es": ("octubre", "junio", "diciembre"),
-    "fr": ("octobre", "juin", "décembre"),
-}
-# the words before a month without a year that make it one ("in May", not "May I")
-_MONTH_CUES = {
-    "en": "in since until till by before after during from of through to early late last next "
-          "this every each mid".split(),
-    "es": "en desde hasta de del para durante a al este cada entre".split(),
-    "fr": "en depuis avant après pendant de du dès début fin à au chaque ce et jusqu'en".split(),
-}  # fmt: skip
-_MONTH = {
-    lang: re.compile(
-        rf"(?<![\w/.,:'’-])(?P<month>{'|'.join(names)})"
-        rf"(?:{',? (?:of )?' if lang == 'en' else ' del? ' if lang == 'es' else ' '}"
-        rf"(?P<year>\d{{4}}))?(?![\w'’-]|[.,:]\d)",
-        re.IGNORECASE,
-    )
-    for lang, names in MONTHS.items()
-}
-# the words before an English month typed in lower case that make it one ("in march")
-_TYPED_CUE = re.compile(r"(?<![\w'’-])(?:in|since|until|till|during|before|after) $", re.I)
-_CUE_BEFORE = {
-    lang: re.compile(rf"(?<![\w'’-])(?:{'|'.join(map(re.escape, cues))})\s+$", re.IGNORECASE)
-    for lang, cues in _MONTH_CUES.items()
-}
-
-# between two months of a list or a span of months ("May or June", "marzo y abril", "mai à juin")
-_LISTED = re.compile(
-    r",\s*|\s*[-–]\s*|\s+(?:and|or|to|through|until|till|y|o|u|a|hasta|et|ou|à|au)\s+",
-    re.IGNORECASE,
-)
-
-
-def find_months(text: str, lang: str | None) -> list[tuple[Span, Month]]:
-    """The months of ``text`` written without a day, the ``lang`` way (with their year if they
-    have one), in order; none for another language. A date with its day is not one
-    (``find_dates``: leave out the months that overlap its dates)."""
-    found: list[tuple[Span, Month]] = []
-    for m in _MONTH[lang].finditer(text) if lang in _MONTH else ():
-        word = m["month"]
-        cued = bool(_CUE_BEFORE[lang].search(text, 0, m.start()))
-        listed = found and _LISTED.fullmatch(text, found[-1][0][1], m.start())  # "in May or June"
-        marked = cued or listed or m["year"] is not None
-        capitalised = word.istitle() or word.isupper()  # "May", "MAY"; not "mAy"
-        # English capitalises its months, but for casual typing after "in" and the like ("in
-        # march", not "to march"); Spanish and French capitalise names ("Julio")
-        if lang == "en":
-            typed = word.islower() and _TYPED_CUE.search(text, 0, m.start()) is not None
-            month = marked and capitalised or typed
-        else:
-            month = word.islower() or marked and capitalised
-        if month:
-            found.append((m.span(), Month(_month(word, lang), m["year"])))
-    return found
-
-
-def write_month(month: Month, lang: str) -> str:
-    """``month`` as ``lang`` writes it: "March 2019", "marzo de 2019", "mars 2019", "mars"."""
-    name = MONTHS[lang][month.month - 1]
-    if month.year is None:
-        return name
-    return f"{name} de {month.year}" if lang == "es" else f"{name} {month.year}"
 
 
 @dataclass(frozen=True)

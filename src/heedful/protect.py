@@ -77,19 +77,17 @@ from dataclasses import dataclass, field
 import phonenumbers
 
 from heedful.dates import (
-    MONTH_STAND_INS,
     MONTHS,
     RANGE_GIVEN,
     STAND_INS,
     WEEKDAYS,
     find_dates,
-    find_months,
     find_weekday_ranges,
     put_date,
     weekday_pattern,
     write_date,
-    write_month,
 )
+from heedful.months import MONTH_STAND_INS, find_months, write_month
 from heedful.names import feminine_title, write_title
 from heedful.textmap import Span, TextMap
 from heedful.unknown_words import Unreadable
