@@ -293,9 +293,9 @@ class Protected:
     placeholders: list[str]
     spans: list[str]  # what each placeholder stands for in the translation
     places: list[Span] = field(default_factory=list)  # where each span was in the sentence
-    # a date's placeholder is a weekday, which the model translates (heedful.dates): index ->
-    # the weekday in the target language; ``target``: that language
-    weekdays: dict[int, str] = field(default_factory=dict)
+    # a placeholder the model translates, index -> its translation in the target language
+    # (``target``): a date's weekday (heedful.dates), a month's month (heedful.months)
+    translated_as: dict[int, str] = field(default_factory=dict)
     target: str | None = None
     # a time on the hour ("3pm" -> "15"): the target's word for hours follows it where the model
     # wrote none ("à 12 au 2e étage" for "at 3pm on the 2nd floor": "à 15 h au 2e étage")
@@ -303,22 +303,21 @@ class Protected:
     phones: set[int] = field(default_factory=set)  # a phone number's: no hours or years after it
     # a range of days' weekday, given to the model after the source's word for it ("el domingo")
     ranges: dict[int, str] = field(default_factory=dict)
-    # a month without a day's: ``weekdays`` holds the month the translation will hold
-    months: set[int] = field(default_factory=set)
+    months: set[int] = field(default_factory=set)  # a month's: put back as a month, not a date
 
     def as_translated(self) -> list[str]:
         """Each placeholder as the translation holds it (a date's: its translated weekday)."""
-        return [self.weekdays.get(k, p) for k, p in enumerate(self.placeholders)]
+        return [self.translated_as.get(k, p) for k, p in enumerate(self.placeholders)]
 
     def in_translation(self, k: int) -> re.Pattern[str]:
         """Placeholder ``k`` as the translation holds it: itself, or a date's translated
         weekday (with the word before it that the date keeps)."""
         if k in self.months:  # the month in the target language, or copied as it was given
-            forms = "|".join(map(re.escape, {self.weekdays[k], self.placeholders[k]}))
+            forms = "|".join(map(re.escape, {self.translated_as[k], self.placeholders[k]}))
             return re.compile(rf"(?<!\w)(?:{forms})(?!\w)", re.IGNORECASE)
-        if k in self.weekdays:
-            range_of_days = k in self.ranges
-            return weekday_pattern(self.weekdays[k], self.target or "", range_of_days=range_of_days)
+        if k in self.translated_as:
+            weekday, range_of_days = self.translated_as[k], k in self.ranges
+            return weekday_pattern(weekday, self.target or "", range_of_days=range_of_days)
         return _find(self.placeholders[k])
 
     def _replacements(self, translation: str) -> list[tuple[Span, str]]:
@@ -330,7 +329,7 @@ class Protected:
                     found.append((match.span(), _cased_as(match.group(), span)))
                     if self.target == "fr":  # "d'octobre" for "mars": "de mars"
                         found += _elision_before(match, span, translation)
-                elif k in self.weekdays:
+                elif k in self.translated_as:
                     range_of_days = k in self.ranges
                     found += put_date(match, span, self.target or "", range_of_days=range_of_days)
                 else:
@@ -395,7 +394,7 @@ class Protected:
         for k in absent:
             seen = _find(self.placeholders[k])
             found = (i for i, w in enumerate(split.readable) if seen.search(w))
-            carried.append((next(found, 0) - 1, self.weekdays.get(k, self.placeholders[k])))
+            carried.append((next(found, 0) - 1, self.translated_as.get(k, self.placeholders[k])))
         carried.sort(key=lambda pair: pair[0])  # stable: in order of the source
         return Unreadable(split.readable, [w for _, w in carried], [a for a, _ in carried])
 
@@ -461,7 +460,7 @@ def protect(
     free = {pool: [p for p in pool if not _find(p.lower()).search(lowered)] for pool in pools}
     names, symbols = set(extra), set(kept)
     out, placeholders, originals, places, at = [], [], [], [], 0
-    weekdays: dict[int, str] = {}
+    translated_as: dict[int, str] = {}
     hours: set[int] = set()
     phone_numbers: set[int] = set()
     ranges: dict[int, str] = {}
@@ -534,10 +533,10 @@ def protect(
             continue  # more spans than placeholders: the model is given the rest as they are
         given = ""  # what the model is given before the placeholder
         if (start, end) in months:  # the month the translation will hold
-            weekdays[len(placeholders)] = MONTHS[target][MONTHS[source].index(pool[0])]
+            translated_as[len(placeholders)] = MONTHS[target][MONTHS[source].index(pool[0])]
             month_indices.add(len(placeholders))
         elif (start, end) in dates:  # the weekday the translation will hold
-            weekdays[len(placeholders)] = WEEKDAYS[target][WEEKDAYS[source].index(pool[0])]
+            translated_as[len(placeholders)] = WEEKDAYS[target][WEEKDAYS[source].index(pool[0])]
             if dates[start, end].until is not None:  # "del 3 al 7 de junio": "el domingo"
                 given = RANGE_GIVEN[source]
                 # capitalised as its first word ("Del", "From"), not as an English weekday is
@@ -560,7 +559,7 @@ def protect(
         placeholders,
         originals,
         places,
-        weekdays,
+        translated_as,
         target,
         hours,
         phone_numbers,
