@@ -168,6 +168,11 @@ _DAY_ALONE = {
 }
 
 
+def _taken(span: Span, found: list[tuple[Span, object]]) -> bool:
+    """Whether ``span`` overlaps a span already ``found``."""
+    return any(a < span[1] and span[0] < b for (a, b), _ in found)
+
+
 def find_dates(text: str, lang: str | None) -> list[tuple[Span, Date]]:
     """The dates of ``text`` written the ``lang`` way, in order (none for another language);
     a day of the month alone is one, without a month."""
@@ -177,7 +182,7 @@ def find_dates(text: str, lang: str | None) -> list[tuple[Span, Date]]:
     for pattern in _COMPILED.get(lang or "", []):
         for m in pattern.finditer(text):
             day = 1 if m["day"] == "1er" else int(m["day"])
-            if not 1 <= day <= 31 or any(a < m.end() and m.start() < b for (a, b), _ in found):
+            if not 1 <= day <= 31 or _taken(m.span(), found):
                 continue
             groups = m.groupdict()
             if "last" in groups:  # a range: one month written for both days, or each its own
@@ -194,7 +199,7 @@ def find_dates(text: str, lang: str | None) -> list[tuple[Span, Date]]:
             found.append((m.span(), Date(day, month_number(m["month"], lang), m["year"], weekday)))
     for m in _DAY_ALONE[lang].finditer(text) if lang in _DAY_ALONE else ():
         day = 1 if m["day"] == "1er" else int(m["day"])
-        taken = any(a < m.end() and m.start() < b for (a, b), _ in found)
+        taken = _taken(m.span(), found)
         noun = lang == "en" and BEFORE_A_NOUN.match(text, m.end())  # "the 2nd floor"
         if 1 <= day <= 31 and not taken and not noun:
             found.append((m.span(), Date(day, None, None)))
@@ -245,7 +250,7 @@ def find_weekday_ranges(text: str, lang: str | None) -> list[tuple[Span, Weekday
     for pattern in _WEEKDAY_RANGES_COMPILED[lang]:
         for m in pattern.finditer(text):
             first, last = days.index(m["first"].lower()), days.index(m["last"].lower())
-            if first != last and not any(a < m.end() and m.start() < b for (a, b), _ in found):
+            if first != last and not _taken(m.span(), found):
                 found.append((m.span(), Weekdays(first, last)))
     return sorted(found, key=lambda pair: pair[0])
 

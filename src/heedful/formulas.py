@@ -52,6 +52,10 @@ CLOSINGS = [
         "fr": ("Bises", "Bisous", "Grosses bises", "Je t'embrasse", "Affectueusement"),
     },
 ]  # fmt: skip
+# each language's closing, in lower case -> its row
+_CLOSING = {
+    lang: {form.lower(): row for row in CLOSINGS for form in row[lang]} for lang in CLOSINGS[0]
+}
 # a greeting's word: (to a man, to a woman), familiar then formal (before a title)
 GREETINGS = {
     "en": (("Dear", "Dear"), ("Dear", "Dear")),
@@ -96,11 +100,9 @@ def letter_formula(
         return None
     bare = line.rstrip(".!").strip()
     capitals = bare.isupper()  # "DEAR JOHN," -> "CHER JOHN,"
-    for row in CLOSINGS:
-        for form in row[source]:
-            one_word = " " not in form and mark is None
-            if bare.lower() == form.lower() and not one_word:
-                return row[target][0].upper() if capitals else row[target][0]
+    row = _CLOSING[source].get(bare.lower())
+    if row is not None and (" " in bare or mark is not None):  # "Love." may be a sentence
+        return row[target][0].upper() if capitals else row[target][0]
     greeting = _GREETING[source].fullmatch(line.strip())
     if greeting is None or mark is None:
         return None

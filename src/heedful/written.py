@@ -1,7 +1,12 @@
 """Numbers as each language writes them: decimal marks and thousands ("1.234,50" in Spanish is
 "1,234.50" in English), ordinals ("2nd", "2e", "2.º"), times on the 12-hour clock written on the
 24-hour one ("3pm" -> "15"), and English decades ("1990s" -> "années 1990"). heedful.protect
-writes the spans it keeps from the model with these."""
+writes the spans it keeps from the model with these.
+
+Two numbers' forms the training text hardly wrote are given to the model as it wrote them
+(heedful.real_input.prepare): an English compound of a number and words with spaces ("a
+12-year-old boy" -> "a 12 year old boy", ``spaced_compounds``) and a Spanish range of hours
+with its "desde" ("de 7 a 10" -> "desde las 7 hasta las 10", ``spanish_hours``)."""
 
 from __future__ import annotations
 
