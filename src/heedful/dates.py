@@ -233,7 +233,7 @@ _WEEKDAY_RANGES = {
         rf"(?P<last>{_weekday_names('fr')})"
     ],
 }
-_ANY_WEEKDAY = {lang: re.compile("|".join(days), re.IGNORECASE) for lang, days in WEEKDAYS.items()}
+_ANY_WEEKDAY = {lang: re.compile(_weekday_names(lang), re.IGNORECASE) for lang in WEEKDAYS}
 _WEEKDAY_RANGES_COMPILED = {
     lang: [re.compile(rf"(?<![\w-]){p}(?![\w-])", re.IGNORECASE) for p in patterns]
     for lang, patterns in _WEEKDAY_RANGES.items()
