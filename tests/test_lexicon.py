@@ -146,6 +146,24 @@ def test_a_name_read_seldom_takes_in_no_word_the_model_reads_as_a_common_one():
     assert kept("Vino el Presidente Kwame.") == ["Presidente Kwame"]  # never read: as before
 
 
+def test_a_roman_numeral_is_no_name_but_stays_with_the_name_before_it():
+    """Before: "Carlos V fue rey de España en el siglo XVI." was given to the model as "Tom V
+    fue rey de España en el siglo Mary." ("XVI" never read: a name), and came back as "Carlos
+    was a king of Spain in the century. XVI"."""
+
+    def kept(text, lexicon=RARELY):
+        return [text[a:b] for a, b in lexicon.unseen_names(text, PEOPLE)]
+
+    assert kept("Vino en el siglo XVI.") == []
+    assert kept("Vino Kwame XIV y Pedro II.") == ["Kwame XIV", "Pedro II"]
+    assert kept("Vino en el siglo XVI Kwame.") == ["Kwame"]  # a numeral before a name: not its
+    assert kept("Vino Kwame IIII.") == ["Kwame IIII"]  # no numeral: a word never read
+    assert kept("Vino Juan Carlos I.") == ["Juan Carlos I"]  # Spanish has no word "I"
+    english = Lexicon.count(["Tom and I came.", "You know I know."] * RARE)
+    assert kept("Kwame I know.", english) == ["Kwame"]  # the pronoun
+    assert kept("Henry VIII had six wives.", english) == ["Henry VIII"]
+
+
 def test_in_all_caps_only_names_count_not_every_word_never_read():
     def kept(text):
         found = RARELY.unseen_names(text, PEOPLE, capitals=True)

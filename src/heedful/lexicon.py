@@ -51,7 +51,7 @@ from collections.abc import Collection, Iterable
 from functools import cache, cached_property
 from pathlib import Path
 
-from heedful.names import People, first_letter, name_runs, next_to
+from heedful.names import People, first_letter, name_runs, next_to, roman_numeral
 from heedful.textmap import Span
 
 FILE = "source-words.txt"
@@ -167,6 +167,11 @@ class Lexicon:
                 seeds.append(never or self._person(name, people))
                 usual = self.usual_case(word) or "x"
                 joins.append(len(word) > 1 and (seeds[-1] or not usual.islower()))
+            elif roman_numeral(word) and not (word == "I" and self._read_capitalised(word)):
+                # "XVI" is a number; "Carlos V", "Henry VIII": with the name just before it
+                # (not English's "I", which the model reads as the word)
+                seeds.append(False)
+                joins.append(bool(joins) and next_to(text, words[len(joins) - 1], m))
             else:
                 person = self._person(word, people, inside)
                 never = not self.knows(word, accents=False) and not self._contracted(word)

@@ -16,6 +16,8 @@ from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 
+import roman
+
 from heedful.dates import MONTHS, WEEKDAYS
 from heedful.textmap import Span
 
@@ -280,6 +282,18 @@ def name_runs(
         else:
             out.append((start, end))
     return out
+
+
+def roman_numeral(word: str) -> bool:
+    """Whether ``word`` is a Roman numeral of I, V and X, in capitals, as kings and centuries
+    have them ("V", "XVI", "XXI"; not "IIII", nor "CD", "MD", "XL", which name things too)."""
+    if not word or not set(word) <= set("IVX"):
+        return False
+    try:
+        roman.fromRoman(word)
+    except roman.InvalidRomanNumeralError:
+        return False
+    return True
 
 
 def first_letter(text: str) -> int:
