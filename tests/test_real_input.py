@@ -209,6 +209,7 @@ def test_an_english_number_and_word_compound_goes_to_the_model_with_spaces():
         "A 25 year old, a 3 bedroom flat, a B-52, COVID-19, a 2-0 win and a 5-Star hotel."
     )  # words in lower case only; the same length, so the same offsets
     assert spaced_compounds("un 3-pièces", "fr") == "un 3-pièces"  # English's compounds only
+    assert spaced_compounds("a 19th-century house", "en") == "a 19th century house"
 
 
 @pytest.mark.parametrize(
@@ -1435,6 +1436,15 @@ def test_a_number_with_its_unit_takes_in_the_hours_the_model_wrote_after_it():
     )
 
 
+def test_an_amount_takes_in_the_hours_the_model_wrote_after_it():
+    """The model read "It costs 100 at the market." as a time: "Ça coûte 100 heures au
+    marché." ("5 $ heures" for "$5")."""
+    protected = protect("It costs $5 at the market.", "en", "fr")
+    (number,) = protected.placeholders
+    assert protected.restore(f"Ça coûte {number} heures au marché.") == "Ça coûte 5 $ au marché."
+    assert protected.restore(f"Ça coûte {number} dollars.") == "Ça coûte 5 $."
+
+
 @pytest.mark.parametrize(
     ("text", "kept", "not_in"),
     [
@@ -1442,6 +1452,7 @@ def test_a_number_with_its_unit_takes_in_the_hours_the_model_wrote_after_it():
         ("I love music from the 1960s.", "des années 1960", "du années"),
         ("We need eggs, milk, etc.", "etc.", "bien sûr"),  # "du lait, bien sûr"
         ("It is 25°C outside.", "25°C dehors", "heures"),  # "Il est 25°C heures dehors"
+        ("It costs $5 at the market.", "5 $ au marché", "heures"),  # "5 $ heures au marché"
     ],
 )
 def test_decades_etc_and_units_through_the_bundled_en_fr_model(bundled, text, kept, not_in):

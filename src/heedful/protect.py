@@ -76,6 +76,7 @@ from dataclasses import dataclass, field
 
 import phonenumbers
 
+from heedful.centuries import STAND_IN, century_forms, find_centuries, write_century
 from heedful.dates import (
     MONTHS,
     RANGE_GIVEN,
@@ -304,14 +305,24 @@ class Protected:
     # a range of days' weekday, given to the model after the source's word for it ("el domingo")
     ranges: dict[int, str] = field(default_factory=dict)
     months: set[int] = field(default_factory=set)  # a month's: put back as a month, not a date
+    # a placeholder the translation holds in one of several forms, each with what it becomes
+    # there: a century's ("XIXe" -> "XVIe", "19e" -> "16e"; heedful.centuries)
+    written_as: dict[int, dict[str, str]] = field(default_factory=dict)
 
     def as_translated(self) -> list[str]:
-        """Each placeholder as the translation holds it (a date's: its translated weekday)."""
-        return [self.translated_as.get(k, p) for k, p in enumerate(self.placeholders)]
+        """Each placeholder as the translation holds it (a date's: its translated weekday; a
+        century's: the first of its forms)."""
+        return [
+            next(iter(self.written_as[k])) if k in self.written_as else self.translated_as.get(k, p)
+            for k, p in enumerate(self.placeholders)
+        ]
 
     def in_translation(self, k: int) -> re.Pattern[str]:
         """Placeholder ``k`` as the translation holds it: itself, or a date's translated
         weekday (with the word before it that the date keeps)."""
+        if k in self.written_as:  # longest first: "XIXe" before "XIX"
+            written_as = sorted(self.written_as[k], key=len, reverse=True)
+            return re.compile(rf"(?<![\w'’-])(?:{'|'.join(map(re.escape, written_as))})(?!\w)")
         if k in self.months:  # the month in the target language, or copied as it was given
             forms = "|".join(map(re.escape, {self.translated_as[k], self.placeholders[k]}))
             return re.compile(rf"(?<!\w)(?:{forms})(?!\w)", re.IGNORECASE)
@@ -325,7 +336,9 @@ class Protected:
         found = []
         for k, span in enumerate(self.spans):
             for match in self.in_translation(k).finditer(translation):
-                if k in self.months:
+                if k in self.written_as:
+                    found.append((match.span(), self.written_as[k][match.group()]))
+                elif k in self.months:
                     found.append((match.span(), _cased_as(match.group(), span)))
                     if self.target == "fr":  # "d'octobre" for "mars": "de mars"
                         found += _elision_before(match, span, translation)
@@ -394,7 +407,7 @@ class Protected:
         for k in absent:
             seen = _find(self.placeholders[k])
             found = (i for i, w in enumerate(split.readable) if seen.search(w))
-            carried.append((next(found, 0) - 1, self.translated_as.get(k, self.placeholders[k])))
+            carried.append((next(found, 0) - 1, self.as_translated()[k]))
         carried.sort(key=lambda pair: pair[0])  # stable: in order of the source
         return Unreadable(split.readable, [w for _, w in carried], [a for a, _ in carried])
 
@@ -441,6 +454,9 @@ def protect(
     months = dict(find_months(text, source)) if target in MONTHS else {}
     months = {m: v for m, v in months.items() if not any(_overlap(m, d) for d in [*dates, *code])}
     dates |= months
+    centuries = dict(find_centuries(text, source)) if target in ("en", "es", "fr") else {}
+    centuries = {c: n for c, n in centuries.items() if not any(_overlap(c, d) for d in dates)}
+    dates |= centuries
     phones = [
         p for p in find_phone_numbers(text, source) if not any(_overlap(p, k) for k in kept + code)
     ]
@@ -465,9 +481,13 @@ def protect(
     phone_numbers: set[int] = set()
     ranges: dict[int, str] = {}
     month_indices: set[int] = set()
+    written_as: dict[int, dict[str, str]] = {}
+    free_centuries = [c for c in [write_century(STAND_IN, source)] if not _find(c).search(text)]
     for start, end in spans:
         span = text[start:end]
-        if (start, end) in months:
+        if (start, end) in centuries:  # "XVI" of "el siglo XVI": "XIX" for the model
+            pool, original = free_centuries, write_century(centuries[start, end], target)
+        elif (start, end) in months:
             pool, original = free[months_given], write_month(months[start, end], target)
         elif (start, end) in dates:
             pool, original = free[days], write_date(dates[start, end], target)
@@ -532,7 +552,9 @@ def protect(
         if not pool:
             continue  # more spans than placeholders: the model is given the rest as they are
         given = ""  # what the model is given before the placeholder
-        if (start, end) in months:  # the month the translation will hold
+        if (start, end) in centuries:  # each form the stand-in may take, and what it becomes
+            written_as[len(placeholders)] = century_forms(centuries[start, end], target)
+        elif (start, end) in months:  # the month the translation will hold
             translated_as[len(placeholders)] = MONTHS[target][MONTHS[source].index(pool[0])]
             month_indices.add(len(placeholders))
         elif (start, end) in dates:  # the weekday the translation will hold
@@ -565,6 +587,7 @@ def protect(
         phone_numbers,
         ranges,
         month_indices,
+        written_as,
     )
 
 
@@ -667,6 +690,8 @@ def _extent(match: re.Match, span: str, translation: str, *, phone: bool = False
     """Where a placeholder's ``match`` stands, with what the model wrote next to it that
     ``span`` already says:
 
+    * an amount's currency, or a word for hours after it (the model read "It costs 100 at the
+      market" as a time: "Ça coûte 100 heures au marché");
     * its unit, if the span is a number with that unit ("100km" for "5 km": "5 km", not "5 kmkm");
     * a word for years after a decade ("années 80 ans": "années 80"), or its own word before
       it ("années 100" for "the 1990s": "années 1990", not "années années 1990");
@@ -680,8 +705,8 @@ def _extent(match: re.Match, span: str, translation: str, *, phone: bool = False
         start, end = match.span()  # "$100 dollars" for "$5": "$5"
         if before := _CURRENCY_BEFORE.search(translation, 0, start):
             start = before.start()
-        if after := _CURRENCY_AFTER.match(translation, end):
-            end = after.end()
+        if after := _CURRENCY_AFTER.match(translation, end) or _HOURS.match(translation, end):
+            end = after.end()  # "5 $ heures" for "It costs $5 at the market.": read as a time
         return start, end
     if span.endswith(".") and translation.startswith(".", match.end()):
         return match.start(), match.end() + 1  # "9 a.m.." for "Abrimos a las 9 a. m.": one stop

@@ -36,8 +36,8 @@ BEFORE_A_NOUN = re.compile(r" (?!(?:of|and|or|at|in|on|to|is|was|are|were|will|h
 # an English compound of a number and words ("25-year-old", "3-bedroom", "10-minute"): the
 # bundled en -> fr model copied it whole ("Une femme de 12-year-old fut arrêtée.", "un
 # 3-bedroom maison") and translates it with spaces ("Une femme de 12 ans a été arrêtée.", "une
-# maison de 12 chambres")
-_COMPOUND = re.compile(r"(?<![\w-])\d+(?:-[^\W\d_]+)+(?![\w-])")
+# maison de 12 chambres"); an ordinal's too ("a 19th-century house")
+_COMPOUND = re.compile(r"(?<![\w-])\d+(?:st|nd|rd|th)?(?:-[^\W\d_]+)+(?![\w-])")
 
 
 def spaced_compounds(text: str, language: str | None) -> str:
