@@ -1,4 +1,5 @@
-"""A letter's greeting and closing, written the target language's way from a table.
+"""A letter's greeting and closing, and wishes ("Merry Christmas!"), written the target
+language's way from a table.
 
 Tatoeba holds no letters, and the bundled models garbled every greeting and closing tried: "Dear
 Mr. Brown," -> "Entre M. Brown,", "Kind regards," -> "Les combats s'entendent,", "Best
@@ -18,6 +19,16 @@ letter-writing guides give the equivalents of; no library lists them, so this ta
 
 The line's mark stays (heedful.real_input puts it back); its words are linked in order.
 
+Wishes are formulas too, and the models garbled most that were tried: "Merry Christmas!" ->
+"Bonne Noël !", "Happy birthday!" -> "Bonne anniversaire !", "Get well soon!" -> "Hors bien !",
+"Happy Easter!" -> "Joyeuse !", "¡Buen viaje!" -> "Stand up!", "¡Felices fiestas!" -> "You are
+complete.", "Feliz Navidad y próspero Año Nuevo." -> "Happy Christmas and I think of the Nue.".
+A line of ``WISHES`` joined by "and" ("¡Feliz Navidad y próspero Año Nuevo!"), perhaps "to all"
+after them, becomes the target language's first forms of the same rows; a wish and a comma
+opening a sentence ("¡Feliz cumpleaños, abuela!") is cut from the rest as a greeting is
+(``greeting_end``), so that it is such a line. A wish inside a sentence ("Te deseo una feliz
+Navidad.") is the model's.
+
 A greeting and a comma opening a sentence ("Hola, me llamo Ana.") is translated as a sentence
 of its own (``greeting_end``, cut by heedful.pauses), and the rest after it: the bundled es -> en
 model read the comma as part of the sentence ("Hi, call me Ana.", "Hola, ¿cómo estás?" -> "Hi,
@@ -30,6 +41,7 @@ from __future__ import annotations
 import re
 
 from heedful.names import feminine_title, has_title, people, write_title
+from heedful.textmap import Span
 
 # closings that say the same, a row each: each language's forms, the first the one written
 CLOSINGS = [
@@ -56,6 +68,65 @@ CLOSINGS = [
 _CLOSING = {
     lang: {form.lower(): row for row in CLOSINGS for form in row[lang]} for lang in CLOSINGS[0]
 }
+# wishes that say the same, a row each: each language's forms, the first the one written
+WISHES = [
+    {"en": ("Merry Christmas", "Happy Christmas"), "es": ("Feliz Navidad", "Felices Navidades"),
+     "fr": ("Joyeux Noël",)},
+    {"en": ("Happy New Year",), "es": ("Feliz Año Nuevo", "Próspero Año Nuevo", "Feliz año"),
+     "fr": ("Bonne année", "Bonne et heureuse année")},
+    {"en": ("Happy birthday",), "es": ("Feliz cumpleaños",),
+     "fr": ("Joyeux anniversaire", "Bon anniversaire")},
+    {"en": ("Happy holidays", "Season's greetings"), "es": ("Felices fiestas",),
+     "fr": ("Bonnes fêtes",)},
+    {"en": ("Happy Easter",), "es": ("Feliz Pascua",), "fr": ("Joyeuses Pâques",)},
+    {"en": ("Happy Valentine's Day",), "es": ("Feliz San Valentín", "Feliz día de San Valentín"),
+     "fr": ("Joyeuse Saint-Valentin", "Bonne Saint-Valentin")},
+    {"en": ("Happy anniversary",), "es": ("Feliz aniversario",), "fr": ("Joyeux anniversaire",)},
+    {"en": ("Congratulations",), "es": ("Enhorabuena", "Felicidades", "Felicitaciones"),
+     "fr": ("Félicitations",)},
+    {"en": ("Good luck", "Best of luck"), "es": ("Buena suerte", "Mucha suerte"),
+     "fr": ("Bonne chance",)},
+    {"en": ("Have a nice trip", "Have a good trip", "Safe travels", "Bon voyage"),
+     "es": ("Buen viaje",), "fr": ("Bon voyage",)},
+    {"en": ("Enjoy your meal", "Bon appétit"), "es": ("Buen provecho", "Que aproveche"),
+     "fr": ("Bon appétit",)},
+    {"en": ("Get well soon",), "es": ("Que te mejores", "Mejórate pronto", "Que se mejore"),
+     "fr": ("Bon rétablissement",)},
+    {"en": ("Have a nice weekend", "Have a good weekend", "Enjoy your weekend"),
+     "es": ("Buen fin de semana", "Feliz fin de semana"), "fr": ("Bon week-end", "Bon weekend")},
+]  # fmt: skip
+# each language's wish, in lower case -> its row (the first row that has it)
+_WISH = {lang: {} for lang in WISHES[0]}
+for _row in WISHES:
+    for _lang, _forms in _row.items():
+        for _form in _forms:
+            _WISH[_lang].setdefault(_form.lower(), _row)
+_AND = {"en": "and", "es": "y", "fr": "et"}
+_TO_ALL = {"en": ("to all", "to everyone"), "es": ("a todos", "a todas"), "fr": ("à tous",)}
+
+
+def _wishes(lang: str) -> str:
+    """A pattern of ``lang``'s wishes joined by "and" ("¡Feliz Navidad y próspero Año
+    Nuevo")."""
+    forms = "|".join(map(re.escape, sorted(_WISH[lang], key=len, reverse=True)))
+    return rf"¡?(?P<wishes>(?:{forms})(?:,? (?:and|y|e|et) (?:a )?(?:{forms}))*)"
+
+
+# a line of wishes, perhaps to all, and its end; a wish and a comma opening a sentence
+_WISH_LINE = {
+    lang: re.compile(
+        rf"{_wishes(lang)}(?: (?P<all>{'|'.join(_TO_ALL[lang])}))?(?P<end>[.!]*)", re.IGNORECASE
+    )
+    for lang in _WISH
+}
+_WISH_OPENING = {lang: re.compile(rf"{_wishes(lang)}!?,(?=\s+\S)", re.I) for lang in _WISH}
+# the wish a language's model reads best before a comma, given in place of the wish opening a
+# sentence there: the bundled es -> en model translated "¡Feliz cumpleaños, X!" well for 10 of
+# 13 X ("Happy birthday, boys!"), and "X!" alone for 3 ("chicos!" -> "Go!", "abuela!" ->
+# "Fire!"); without one (en -> fr read "Grandma!" and "guys!" alone well), the wish is cut from
+# the rest as a greeting is
+WISH_STAND_INS = {"es": "Feliz cumpleaños"}
+
 # a greeting's word: (to a man, to a woman), familiar then formal (before a title)
 GREETINGS = {
     "en": (("Dear", "Dear"), ("Dear", "Dear")),
@@ -82,10 +153,15 @@ _GREETING = {
 
 
 def greeting_end(sentence: str, language: str | None) -> int | None:
-    """Where the greeting and comma opening ``sentence`` end ("Hola," of "Hola, me llamo
-    Ana."), if words follow them; None if it opens with none."""
-    found = _OPENING[language].match(sentence) if language in _OPENING else None
-    return None if found is None else found.end()
+    """Where the greeting or wish and comma opening ``sentence`` end ("Hola," of "Hola, me
+    llamo Ana.", "¡Feliz cumpleaños," of "¡Feliz cumpleaños, abuela!"), if words follow them;
+    None if it opens with none."""
+    wishes = language not in WISH_STAND_INS  # else given as its stand-in (``opening_wish``)
+    for opening in (_OPENING, _WISH_OPENING) if wishes else (_OPENING,):
+        found = opening[language].match(sentence) if language in opening else None
+        if found is not None:
+            return found.end()
+    return None
 
 
 def letter_formula(
@@ -96,6 +172,9 @@ def letter_formula(
     ``line`` in its place); None if ``line`` is neither, or a language has no table."""
     if source not in GREETINGS or target not in GREETINGS or mark not in (",", ":", None):
         return None
+    wishes = wish_formula(line, source, target)
+    if wishes is not None:
+        return wishes
     if mark is None and line.rstrip()[-1:] in ".!?":  # "Best wishes!": a sentence
         return None
     bare = line.rstrip(".!").strip()
@@ -113,3 +192,51 @@ def letter_formula(
     formal = has_title(name, source)
     written = f"{GREETINGS[target][formal][woman]} {write_title(name, source, target)}"
     return written.upper() if capitals else written
+
+
+def wish_formula(line: str, source: str | None, target: str | None) -> str | None:
+    """The target language's form of a line of ``WISHES`` ("¡Feliz Navidad y próspero Año
+    Nuevo!" -> "Merry Christmas and happy New Year!", "Merry Christmas to all." -> "Joyeux Noël
+    à tous."), with its end; None if ``line`` is no such line."""
+    if source not in _WISH_LINE or target not in _WISH:
+        return None
+    found = _WISH_LINE[source].fullmatch(line.strip())
+    if found is None:
+        return None
+    text = _written_wishes(found["wishes"], source, target)
+    if found["all"]:
+        text += " " + _TO_ALL[target][0]
+    end = found["end"][:1]
+    text += " " + end if end == "!" and target == "fr" else end  # "Joyeux Noël !"
+    if target == "es" and end == "!":
+        text = "¡" + text
+    return text.upper() if line.strip().lstrip("¡").isupper() else text
+
+
+def opening_wish(
+    sentence: str, source: str | None, target: str | None
+) -> tuple[Span, str, dict[str, str]] | None:
+    """The wishes opening ``sentence`` before a comma and more words ("Buen viaje" of "¡Buen
+    viaje, chicos!"), where ``source`` has a stand-in (``WISH_STAND_INS``) and they are not it:
+    their span, the stand-in to give the model in their place, and each way the target may
+    write the stand-in with what it becomes there ("Happy birthday" -> "Have a nice trip")."""
+    stand_in = WISH_STAND_INS.get(source or "")
+    if stand_in is None or target not in _WISH:
+        return None
+    found = _WISH_OPENING[source].match(sentence)
+    if found is None or found["wishes"].lower() == stand_in.lower():
+        return None
+    written = _written_wishes(found["wishes"], source, target)
+    written = written.upper() if found["wishes"].isupper() else written
+    forms = _WISH[source][stand_in.lower()][target]
+    return found.span("wishes"), stand_in, {form: written for form in forms}
+
+
+def _written_wishes(wishes: str, source: str, target: str) -> str:
+    """Wishes joined by "and" (``source``'s, one of ``_wishes``) as ``target`` writes them:
+    each row's first form, the later ones in lower case but in English ("Joyeux Noël et bonne
+    année", "Merry Christmas and Happy New Year")."""
+    parts = re.split(r",? (?:and|y|e|et) (?:a )?", wishes, flags=re.IGNORECASE)
+    written = [_WISH[source][part.lower()][target][0] for part in parts]
+    later = [w if target == "en" else w[0].lower() + w[1:] for w in written[1:]]
+    return f" {_AND[target]} ".join([written[0], *later])

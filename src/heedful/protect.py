@@ -88,6 +88,7 @@ from heedful.dates import (
     weekday_pattern,
     write_date,
 )
+from heedful.formulas import opening_wish
 from heedful.months import MONTH_STAND_INS, find_months, write_month
 from heedful.names import feminine_title, write_title
 from heedful.textmap import Span, TextMap
@@ -306,7 +307,8 @@ class Protected:
     ranges: dict[int, str] = field(default_factory=dict)
     months: set[int] = field(default_factory=set)  # a month's: put back as a month, not a date
     # a placeholder the translation holds in one of several forms, each with what it becomes
-    # there: a century's ("XIXe" -> "XVIe", "19e" -> "16e"; heedful.centuries)
+    # there: a century's ("XIXe" -> "XVIe", "19e" -> "16e"; heedful.centuries), a wish's
+    # stand-in ("Happy birthday" -> "Good luck"; heedful.formulas)
     written_as: dict[int, dict[str, str]] = field(default_factory=dict)
 
     def as_translated(self) -> list[str]:
@@ -322,7 +324,8 @@ class Protected:
         weekday (with the word before it that the date keeps)."""
         if k in self.written_as:  # longest first: "XIXe" before "XIX"
             written_as = sorted(self.written_as[k], key=len, reverse=True)
-            return re.compile(rf"(?<![\w'’-])(?:{'|'.join(map(re.escape, written_as))})(?!\w)")
+            forms = "|".join(map(re.escape, written_as))
+            return re.compile(rf"(?<![\w'’-])(?:{forms})(?!\w)", re.IGNORECASE)
         if k in self.months:  # the month in the target language, or copied as it was given
             forms = "|".join(map(re.escape, {self.translated_as[k], self.placeholders[k]}))
             return re.compile(rf"(?<!\w)(?:{forms})(?!\w)", re.IGNORECASE)
@@ -336,8 +339,10 @@ class Protected:
         found = []
         for k, span in enumerate(self.spans):
             for match in self.in_translation(k).finditer(translation):
-                if k in self.written_as:
-                    found.append((match.span(), self.written_as[k][match.group()]))
+                if k in self.written_as:  # "Happy birthday" -> "Good luck", "XIXe" -> "XVIe"
+                    written_as = {f.lower(): w for f, w in self.written_as[k].items()}
+                    put = written_as[match.group().lower()]
+                    found.append((match.span(), _cased_as(match.group(), put)))
                 elif k in self.months:
                     found.append((match.span(), _cased_as(match.group(), span)))
                     if self.target == "fr":  # "d'octobre" for "mars": "de mars"
@@ -457,6 +462,9 @@ def protect(
     centuries = dict(find_centuries(text, source)) if target in ("en", "es", "fr") else {}
     centuries = {c: n for c, n in centuries.items() if not any(_overlap(c, d) for d in dates)}
     dates |= centuries
+    wish = opening_wish(text, source, target)  # "Buen viaje" of "¡Buen viaje, chicos!"
+    wishes = {} if wish is None else {wish[0]: wish[1:]}
+    dates |= wishes
     phones = [
         p for p in find_phone_numbers(text, source) if not any(_overlap(p, k) for k in kept + code)
     ]
@@ -487,6 +495,9 @@ def protect(
         span = text[start:end]
         if (start, end) in centuries:  # "XVI" of "el siglo XVI": "XIX" for the model
             pool, original = free_centuries, write_century(centuries[start, end], target)
+        elif (start, end) in wishes:  # "¡Buen viaje, chicos!": "¡Feliz cumpleaños, chicos!"
+            stand_in, forms = wishes[start, end]
+            pool, original = [stand_in], next(iter(forms.values()))
         elif (start, end) in months:
             pool, original = free[months_given], write_month(months[start, end], target)
         elif (start, end) in dates:
@@ -554,6 +565,8 @@ def protect(
         given = ""  # what the model is given before the placeholder
         if (start, end) in centuries:  # each form the stand-in may take, and what it becomes
             written_as[len(placeholders)] = century_forms(centuries[start, end], target)
+        elif (start, end) in wishes:
+            written_as[len(placeholders)] = wishes[start, end][1]
         elif (start, end) in months:  # the month the translation will hold
             translated_as[len(placeholders)] = MONTHS[target][MONTHS[source].index(pool[0])]
             month_indices.add(len(placeholders))
