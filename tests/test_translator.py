@@ -396,6 +396,18 @@ def test_load_and_errors_that_name_the_file(model_dir, tmp_path, tokenizer):
         Translator.load(lm_dir)
 
 
+def test_loading_moves_what_the_process_holds_out_of_the_cyclic_collector_s_reach(model_dir):
+    import gc
+
+    gc.unfreeze()
+    assert gc.get_freeze_count() == 0 and len(gc.get_objects()) > 100_000  # torch's own
+    translator = Translator.load(model_dir)
+    # a full collection walks what is left: what loading made no longer counts
+    assert gc.get_freeze_count() > 100_000 and len(gc.get_objects()) < 20_000
+    translator.translate([TEXTS[0]])
+    assert len(gc.get_objects()) < 20_000
+
+
 def test_int8_quantization(model_dir, tokenizer):
     float_model = Translator.load(model_dir).model
     translator = Translator.load(model_dir, quantize="int8")

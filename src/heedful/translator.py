@@ -22,6 +22,7 @@ unknown piece) works the same way.
 from __future__ import annotations
 
 import functools
+import gc
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -107,11 +108,19 @@ class Translator:
     ) -> Translator:
         """Load a translation model directory, any format ``heedful.loading`` reads (heedful's,
         or a Marian / OPUS-MT one saved by HF transformers); ``quantize="int8"``: dynamic int8
-        linear layers (CPU)."""
+        linear layers (CPU).
+
+        What the process holds once it is loaded (torch's own objects, about 166,000, the
+        model, its word list) is moved out of the cyclic garbage collector's reach
+        (``gc.freeze``): each of Python's full collections walked them all, about 0.1 s, one in
+        every 1,200 sentences or so translated (9% of their time; 3 ms after the freeze).
+        Objects freed by their reference counts are freed as before; a frozen cycle is not,
+        until ``gc.unfreeze()``."""
         model, tokenizer, meta = load_model(model_dir, device=device, task="translation")
         translator = cls(for_inference(model, quantize), tokenizer, meta)
         translator.lexicon = Lexicon.load(model_dir)
         translator.model_dir = Path(model_dir)
+        gc.freeze()
         return translator
 
     @functools.cached_property
