@@ -36,6 +36,7 @@ def test_an_abbreviation_is_spelt_out_in_the_case_it_was_written():
         "It weighs maximum 5 kg, approximately 4."
     )
     assert spell_out("I met Max. Approx. 5 came.", "en") == "I met Max. Approx. 5 came."
+    assert spell_out("Su pedido n.º 100, pág. 3.", "es") == "Su pedido número 100, página 3."
 
 
 @pytest.mark.parametrize(
@@ -46,6 +47,7 @@ def test_an_abbreviation_is_spelt_out_in_the_case_it_was_written():
         ("es-en", "Uds. pueden entrar.", "can come in"),
         ("es-en", "Vive en EE. UU. desde 2010.", "since 2010"),
         ("es-en", "Compra fruta, p. ej. manzanas.", "for example"),
+        ("es-en", "Hemos recibido su pedido n.º 48213.", "order number 48213"),  # "...to swim."
         ("en-fr", "Buy fruit, i.e. apples and pears.", "pommes et des poires"),
         # "max." was read as a name ("(max a 25 MB)"); pysbd cut "approx. | 50 dollars"
         ("en-fr", "The file is too large (max. 25 MB).", "(maximum 25 MB)"),

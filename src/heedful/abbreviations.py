@@ -34,6 +34,9 @@ SPELT_OUT = {
         "EE.UU.": "Estados Unidos",
         "máx.": "máximo",
         "aprox.": "aproximadamente",
+        "n.º": "número",
+        "núm.": "número",
+        "pág.": "página",
     },
     "fr": {
         "p. ex.": "par exemple",
