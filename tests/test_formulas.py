@@ -150,3 +150,34 @@ def test_a_wish_opening_a_sentence_is_cut_or_given_as_the_stand_in():
 )
 def test_wishes_translate_on_the_bundled_models(bundled, name, text, expected):
     assert bundled[name].translate([text]) == [expected]
+
+
+def test_a_line_that_is_a_saying_becomes_the_target_language_s_with_the_line_s_end():
+    from heedful.formulas import saying_formula
+
+    assert saying_formula("¿Qué tal?", "es", "en") == "How are you?"
+    assert saying_formula("que tal", "es", "en") == "How are you"  # typed casually: no end
+    assert saying_formula("Hola, ¿qué tal?", "es", "fr") == "Salut, comment allez-vous ?"
+    assert saying_formula("Hi, how are you?", "en", "es") == "Hola, ¿qué tal?"
+    assert saying_formula("Nice to meet you.", "en", "fr") == "Enchanté."
+    assert saying_formula("¡Mucho gusto!", "es", "en") == "Nice to meet you!"
+    assert saying_formula("HOW ARE YOU?", "en", "fr") == "COMMENT ALLEZ-VOUS ?"
+    # more than a saying, another language's hello, no table: the model's
+    assert saying_formula("¿Qué tal el viaje?", "es", "en") is None
+    assert saying_formula("Bonjour, how are you?", "en", "fr") is None
+    assert saying_formula("How are you?", "en", "de") is None
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [  # before: "How about?", "Hi, how about?", "What's that about?"; "Conduisez-vous à vous
+        # rencontrer.", "Salut, comment es-tu ?"
+        ("es-en", "¿Qué tal?", "How are you?"),
+        ("es-en", "Hola, ¿qué tal?", "Hi, how are you?"),
+        ("es-en", "¿Qué pasa?", "What's up?"),
+        ("en-fr", "Nice to meet you.", "Enchanté."),
+        ("en-fr", "Hi, how are you?", "Salut, comment allez-vous ?"),
+    ],
+)
+def test_sayings_translate_on_the_bundled_models(bundled, name, text, expected):
+    assert bundled[name].translate([text]) == [expected]

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import re
 
+from heedful.lexicon import strip_accents
 from heedful.names import feminine_title, has_title, people, write_title
 from heedful.textmap import Span
 
@@ -95,6 +96,37 @@ WISHES = [
     {"en": ("Have a nice weekend", "Have a good weekend", "Enjoy your weekend"),
      "es": ("Buen fin de semana", "Feliz fin de semana"), "fr": ("Bon week-end", "Bon weekend")},
 ]  # fmt: skip
+# what people say to each other, whole lines only ("¿Qué tal?"), a row each as ``WISHES``; the
+# bundled models wrote "¿Qué tal?" -> "How about?", "¿Qué pasa?" -> "What's that about?", "Nice
+# to meet you." -> "Conduisez-vous à vous rencontrer.", "Hi, how are you?" -> "Salut, comment
+# es-tu ?" (its forms below are without their marks: the line's are put back)
+SAYINGS = [
+    {"en": ("How are you", "How's it going", "How are you doing"),
+     "es": ("Qué tal", "Qué tal estás", "Cómo estás", "Cómo te va", "Qué tal todo", "Cómo va"),
+     "fr": ("Comment allez-vous", "Comment ça va", "Ça va", "Comment vas-tu")},
+    {"en": ("What's up", "What's new"),
+     "es": ("Qué pasa", "Qué hay", "Qué onda", "Qué hay de nuevo"), "fr": ("Quoi de neuf",)},
+    {"en": ("Nice to meet you", "Pleased to meet you"),
+     "es": ("Encantado de conocerte", "Encantada de conocerte", "Mucho gusto", "Encantado",
+            "Encantada"),
+     "fr": ("Enchanté", "Ravi de vous rencontrer")},
+    {"en": ("Long time no see",), "es": ("Cuánto tiempo sin verte", "Cuánto tiempo"),
+     "fr": ("Ça fait longtemps",)},
+    {"en": ("You're welcome",), "es": ("De nada",), "fr": ("De rien",)},
+    {"en": ("See you tomorrow",), "es": ("Hasta mañana",), "fr": ("À demain",)},
+]  # fmt: skip
+# each language's saying, in lower case and without accents -> its row
+_SAYING = {
+    lang: {strip_accents(form.lower()): row for row in SAYINGS for form in row[lang]}
+    for lang in SAYINGS[0]
+}
+# a saying may follow a hello and its comma ("Hi, how are you?"), written the target's way
+HELLOS = {"en": ("Hi", "Hello", "Hey"), "es": ("Hola",), "fr": ("Salut", "Bonjour")}
+_SAYING_LINE = re.compile(
+    rf"(?:(?P<hello>{'|'.join(w for words in HELLOS.values() for w in words)}),? )?"
+    r"(?P<open>[¡¿]?)(?P<words>[^¡¿.!?]+?)(?P<end>[.!?]*)",
+    re.IGNORECASE,
+)
 # each language's wish, in lower case -> its row (the first row that has it)
 _WISH = {lang: {} for lang in WISHES[0]}
 for _row in WISHES:
@@ -172,9 +204,9 @@ def letter_formula(
     ``line`` in its place); None if ``line`` is neither, or a language has no table."""
     if source not in GREETINGS or target not in GREETINGS or mark not in (",", ":", None):
         return None
-    wishes = wish_formula(line, source, target)
-    if wishes is not None:
-        return wishes
+    said = wish_formula(line, source, target) or saying_formula(line, source, target)
+    if said is not None:
+        return said
     if mark is None and line.rstrip()[-1:] in ".!?":  # "Best wishes!": a sentence
         return None
     bare = line.rstrip(".!").strip()
@@ -240,3 +272,29 @@ def _written_wishes(wishes: str, source: str, target: str) -> str:
     written = [_WISH[source][part.lower()][target][0] for part in parts]
     later = [w if target == "en" else w[0].lower() + w[1:] for w in written[1:]]
     return f" {_AND[target]} ".join([written[0], *later])
+
+
+def saying_formula(line: str, source: str | None, target: str | None) -> str | None:
+    """The target language's form of a line that is one of ``SAYINGS`` ("¿Qué tal?" -> "How
+    are you?", typed "que tal" -> "How are you"), perhaps after a hello ("Hi, how are you?" ->
+    "Salut, comment ça va ?"), with the line's end; None if it is none."""
+    if source not in _SAYING or target not in _SAYING:
+        return None
+    found = _SAYING_LINE.fullmatch(line.strip())
+    row = found and _SAYING[source].get(strip_accents(found["words"].strip().lower()))
+    if not row:
+        return None
+    text, end = row[target][0], found["end"][:1]
+    hello = found["hello"]
+    if hello is not None and hello.lower() not in (w.lower() for w in HELLOS[source]):
+        return None  # another language's hello
+    if hello is not None:  # "Salut, comment ça va ?"
+        text = text[0].lower() + text[1:]
+    if end in ("!", "?"):
+        text = ("¿" if end == "?" else "¡") + text if target == "es" else text
+        text += " " + end if target == "fr" else end  # "Comment ça va ?"
+    else:
+        text += end
+    if hello is not None:
+        text = f"{HELLOS[target][0]}, {text}"
+    return text.upper() if found["words"].isupper() else text
