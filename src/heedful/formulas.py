@@ -238,10 +238,7 @@ def wish_formula(line: str, source: str | None, target: str | None) -> str | Non
     text = _written_wishes(found["wishes"], source, target)
     if found["all"]:
         text += " " + _TO_ALL[target][0]
-    end = found["end"][:1]
-    text += " " + end if end == "!" and target == "fr" else end  # "Joyeux Noël !"
-    if target == "es" and end == "!":
-        text = "¡" + text
+    text = _ended(text, found["end"][:1], target)
     return text.upper() if line.strip().lstrip("¡").isupper() else text
 
 
@@ -277,7 +274,7 @@ def _written_wishes(wishes: str, source: str, target: str) -> str:
 def saying_formula(line: str, source: str | None, target: str | None) -> str | None:
     """The target language's form of a line that is one of ``SAYINGS`` ("¿Qué tal?" -> "How
     are you?", typed "que tal" -> "How are you"), perhaps after a hello ("Hi, how are you?" ->
-    "Salut, comment ça va ?"), with the line's end; None if it is none."""
+    "Salut, comment allez-vous ?"), with the line's end; None if it is none."""
     if source not in _SAYING or target not in _SAYING:
         return None
     found = _SAYING_LINE.fullmatch(line.strip())
@@ -290,11 +287,17 @@ def saying_formula(line: str, source: str | None, target: str | None) -> str | N
         return None  # another language's hello
     if hello is not None:  # "Salut, comment ça va ?"
         text = text[0].lower() + text[1:]
-    if end in ("!", "?"):
-        text = ("¿" if end == "?" else "¡") + text if target == "es" else text
-        text += " " + end if target == "fr" else end  # "Comment ça va ?"
-    else:
-        text += end
+    text = _ended(text, end, target)
     if hello is not None:
         text = f"{HELLOS[target][0]}, {text}"
     return text.upper() if found["words"].isupper() else text
+
+
+def _ended(text: str, end: str, target: str) -> str:
+    """``text`` ended with ``end`` ("", ".", "!" or "?") as ``target`` writes it: Spanish opens
+    "¡" and "¿" too, French puts a space before "!" and "?" ("Joyeux Noël !")."""
+    if end not in ("!", "?"):
+        return text + end
+    if target == "es":
+        text = ("¿" if end == "?" else "¡") + text
+    return f"{text} {end}" if target == "fr" else text + end
