@@ -157,6 +157,7 @@ def test_a_line_that_is_a_saying_becomes_the_target_language_s_with_the_line_s_e
 
     assert saying_formula("¿Qué tal?", "es", "en") == "How are you?"
     assert saying_formula("que tal", "es", "en") == "How are you"  # typed casually: no end
+    assert saying_formula("oye q tal", "es", "en") == "Hi, how are you"  # chat's "q"
     assert saying_formula("Hola, ¿qué tal?", "es", "fr") == "Salut, comment allez-vous ?"
     assert saying_formula("Hi, how are you?", "en", "es") == "Hola, ¿qué tal?"
     assert saying_formula("Nice to meet you.", "en", "fr") == "Enchanté."

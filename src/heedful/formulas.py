@@ -102,7 +102,8 @@ WISHES = [
 # es-tu ?" (its forms below are without their marks: the line's are put back)
 SAYINGS = [
     {"en": ("How are you", "How's it going", "How are you doing"),
-     "es": ("Qué tal", "Qué tal estás", "Cómo estás", "Cómo te va", "Qué tal todo", "Cómo va"),
+     "es": ("Qué tal", "Qué tal estás", "Cómo estás", "Cómo te va", "Qué tal todo", "Cómo va",
+            "Q tal"),
      "fr": ("Comment allez-vous", "Comment ça va", "Ça va", "Comment vas-tu")},
     {"en": ("What's up", "What's new"),
      "es": ("Qué pasa", "Qué hay", "Qué onda", "Qué hay de nuevo"), "fr": ("Quoi de neuf",)},
@@ -121,7 +122,7 @@ _SAYING = {
     for lang in SAYINGS[0]
 }
 # a saying may follow a hello and its comma ("Hi, how are you?"), written the target's way
-HELLOS = {"en": ("Hi", "Hello", "Hey"), "es": ("Hola",), "fr": ("Salut", "Bonjour")}
+HELLOS = {"en": ("Hi", "Hello", "Hey"), "es": ("Hola", "Oye"), "fr": ("Salut", "Bonjour")}
 _SAYING_LINE = re.compile(
     rf"(?:(?P<hello>{'|'.join(w for words in HELLOS.values() for w in words)}),? )?"
     r"(?P<open>[¡¿]?)(?P<words>[^¡¿.!?]+?)(?P<end>[.!?]*)",
