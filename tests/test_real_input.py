@@ -155,11 +155,14 @@ def test_urls_addresses_and_numbers_are_found_without_their_punctuation():
     # a number's sign is its own; a hyphen between numbers or after a word is no sign
     text = "Hizo -5 grados (\u22123,5 el lunes), ganamos 3-1 y llegó la COVID-19."
     assert [text[a:b] for a, b in find_spans(text)] == ["-5", "\u22123,5", "3-1", "COVID-19"]
-    # a unit's symbol goes with its number; a word that starts like one does not
+    # a unit's symbol goes with its number; a word that starts like one does not; dimensions
+    # are one span (the models wrote "120 x 60 x 75 cm" as "120 60 120 75 cm")
     text = "Pesa 2,5 kg, mide 30 x 20 cm, va a 90 km/h y a 30 °C tarda 15 minutos o 3 h."
     assert [text[a:b] for a, b in find_spans(text)] == [
-        "2,5 kg", "30", "20 cm", "90 km/h", "30 °C", "15", "3 h"]  # fmt: skip
+        "2,5 kg", "30 x 20 cm", "90 km/h", "30 °C", "15", "3 h"]  # fmt: skip
     assert protect("Pesa 2,5 kg.", "es", "en").spans == ["2.5 kg"]
+    assert protect("Mide 1,5 x 0,8 m.", "es", "en").spans == ["1.5 x 0.8 m"]
+    assert protect("It is 10×15 cm.", "en", "fr", kept=[(6, 11)]).spans == ["10×15 cm"]  # "×"
 
 
 def test_codes_of_letters_and_digits_are_kept_but_ordinals_decades_and_hours_are_not_codes():
@@ -1453,6 +1456,7 @@ def test_an_amount_takes_in_the_hours_the_model_wrote_after_it():
         ("We need eggs, milk, etc.", "etc.", "bien sûr"),  # "du lait, bien sûr"
         ("It is 25°C outside.", "25°C dehors", "heures"),  # "Il est 25°C heures dehors"
         ("It costs $5 at the market.", "5 $ au marché", "heures"),  # "5 $ heures au marché"
+        ("Dimensions: 120 x 60 x 75 cm.", "120 x 60 x 75 cm", "60 120"),  # "120 60 120 75 cm"
     ],
 )
 def test_decades_etc_and_units_through_the_bundled_en_fr_model(bundled, text, kept, not_in):

@@ -135,6 +135,9 @@ _UNIT = (
     r"(?:[ \u00a0\u202f]?[°º][CF]|[ \u00a0\u202f](?:km/h|mph|kWh|[kMGT]?W|[kKMGT]B"
     r"|[kcm]?m[²³23]?|[km]?g|[mc]?[lL]|ms|min|h|s))"
 )
+# dimensions, numbers joined by "x" with the unit after the last ("120 x 60 x 75 cm", "2x4"): one
+# span, which the models wrote "120 60 75 cm" and "120 60 120 75 cm" a number at a time
+_DIMENSIONS = rf"\d+(?:[.,]\d+)?(?:[ \u00a0]?[x×][ \u00a0]?\d+(?:[.,]\d+)?)+{_UNIT}?"
 # software strings' placeholders: Python/ICU/.NET braces, i18next/Jinja/Weblate double braces,
 # printf (positional too) and Python's named ones, Ruby's %{name}, JavaScript's ${name}, Qt's %1;
 # a percent sign after a digit ("50%s"?) or before a letter ("%sabor") is no placeholder
@@ -215,7 +218,7 @@ _CODE_SPAN = r"(?<![\w`])(?P<ticks>`{1,3})[^`\s](?:[^`\n]{0,98}[^`\s])?(?P=ticks
 _SPAN = re.compile(
     rf"{_CODE_SPAN}"
     rf"|(?<![\w@/.+-])(?:{_URL}|{_EMAIL}|{_TAG}|{_KEYS}|{_CLOCK_RANGE}|{_CLOCK}|{_ORDINAL}|{_CODE}"
-    rf"|{_MONEY}"
+    rf"|{_MONEY}|{_DIMENSIONS}"
     rf"|{_NUMBER}{_UNIT}?)(?![\w@/])|(?:{_PLACEHOLDER})|(?<![\w'’]){_ETC}"
     rf"|(?<![\w@/.+-]){_DECADE}|(?<![\w-]){_WORD_DECADE}"
 )
@@ -450,7 +453,10 @@ def protect(
     "5"); ``women``: those of ``extra`` that name a woman, who gets a woman's placeholder
     ("Mary"), as a woman's title gets ("Mrs. Smith")."""
     code = find_code(text)
-    kept = [k for k in kept if not any(_overlap(k, c) for c in code)]
+    # code, and dimensions ("10×15 cm": "×" is a symbol the vocabulary may lack), are kept whole
+    spanned = find_spans(text)
+    whole = code + [s for s in spanned if re.fullmatch(_DIMENSIONS, text[slice(*s)])]
+    kept = [k for k in kept if not any(_overlap(k, c) for c in whole)]
     dates = dict(find_dates(text, source)) if target in WEEKDAYS else {}
     if target in WEEKDAYS:  # "de lunes a viernes": one range of days
         ranges_of_days = find_weekday_ranges(text, source)
@@ -469,7 +475,7 @@ def protect(
         p for p in find_phone_numbers(text, source) if not any(_overlap(p, k) for k in kept + code)
     ]
     kept = list(kept) + phones
-    found = list(kept) + [s for s in find_spans(text) if not any(_overlap(s, k) for k in kept)]
+    found = list(kept) + [s for s in spanned if not any(_overlap(s, k) for k in kept)]
     if target != "en":  # "los años 90" into French: only its number kept from the model
         found = [_number_of_decade(text, s) for s in found]
     spans = [s for s in found if not any(_overlap(s, d) for d in dates)]
@@ -545,6 +551,12 @@ def protect(
             original = write_money(span, before or after, amount, target)
         elif span.startswith("`"):  # code: a city for the model, as it is in the translation
             pool, original = free[NAMES], span
+        elif re.fullmatch(_DIMENSIONS, span):  # "120 x 60 x 75 cm": each number localised
+            pool = free[NUMBERS]
+            cut = _unit_start(span)
+            numbers = re.sub(r"\d+(?:[.,]\d+)?", lambda m: localise_number(m.group(), source,
+                             target), span[:cut])  # fmt: skip
+            original = numbers + span[cut:]
         elif (start, end) in phones:  # "+1 (555) 123-4567": as it is
             pool, original = free[NUMBERS], span
         elif (start, end) in symbols and (amount := _SYMBOLS_NUMBER.fullmatch(span)):  # "£5"
