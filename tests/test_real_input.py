@@ -560,6 +560,9 @@ def test_a_month_survives_translation_on_the_bundled_models(bundled, name, text,
         ("es-en", "Nací el viernes, 3 de mayo de 1990.", "Friday, May 3, 1990"),
         # "Nací el lunes en Tom." was read "I was born on Monday.": "Madrid" put back in the date
         ("es-en", "Nací el 14 de febrero de 1987 en Madrid.", "February 14, 1987 in Madrid"),
+        # the first of the month as an ordinal: "The meeting is on October 1stth."
+        ("es-en", "La reunión es el 1.º de octubre.", "on October 1."),
+        ("es-en", "Nació el 1ro de enero de 1990.", "January 1, 1990"),
         # a day of the month alone: "I'll be back on 9.", "See you 21.", "sur les 9"
         ("es-en", "Vuelvo el 9.", "on the 9th"),
         ("es-en", "Tom llega el 19 a las 8.", "on the 19th"),
@@ -1437,6 +1440,12 @@ def test_a_number_with_its_unit_takes_in_the_hours_the_model_wrote_after_it():
     assert protect("I ran 5 km.", "en", "fr").restore(f"J'ai couru {NUMBERS[0]} km.") == (
         "J'ai couru 5 km."
     )
+
+
+def test_an_ordinal_written_with_its_english_suffix_takes_none_from_the_model():
+    protected = protect("Vive en el 1.º piso.", "es", "en")
+    (number,) = protected.placeholders
+    assert protected.restore(f"He lives on the {number}th floor.") == "He lives on the 1st floor."
 
 
 def test_an_amount_takes_in_the_hours_the_model_wrote_after_it():

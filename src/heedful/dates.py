@@ -103,7 +103,10 @@ def month_number(name: str, lang: str) -> int:
 
 _ORDINAL = r"(?:st|nd|rd|th)?"
 _PATTERNS = {
-    "es": [rf"(?P<day>\d{{1,2}}) de (?P<month>{_month_names('es')})(?: del? (?P<year>\d{{4}}))?"],
+    "es": [  # "3 de mayo", the first "1.º de mayo", "1º", "1ro"
+        rf"(?P<day>\d{{1,2}})(?:\.?º|ro)? de (?P<month>{_month_names('es')})"
+        rf"(?: del? (?P<year>\d{{4}}))?"
+    ],
     "en": [
         rf"(?P<month>{_month_names('en')}) (?P<day>\d{{1,2}}){_ORDINAL}(?:,? (?P<year>\d{{4}}))?",
         rf"(?P<day>\d{{1,2}}){_ORDINAL} (?P<month>{_month_names('en')})(?:,? (?P<year>\d{{4}}))?",

@@ -789,4 +789,6 @@ def _put(match: re.Match, span: str) -> str:
     suffix = match.groupdict().get("ordinal") or ""
     if suffix and span.isdigit():
         suffix = english_suffix(int(span))
+    elif re.search(r"\d(?:st|nd|rd|th)$", span):  # "1st" for "1.º": not "1stth"
+        suffix = ""
     return span + suffix
