@@ -36,7 +36,9 @@ def test_an_abbreviation_is_spelt_out_in_the_case_it_was_written():
         "It weighs maximum 5 kg, approximately 4."
     )
     assert spell_out("I met Max. Approx. 5 came.", "en") == "I met Max. Approx. 5 came."
-    assert spell_out("Su pedido n.º 100, pág. 3.", "es") == "Su pedido número 100, página 3."
+    assert spell_out("Su pedido n.º 100, pág. 3, mín. 5.", "es") == (
+        "Su pedido número 100, página 3, mínimo 5."
+    )
 
 
 @pytest.mark.parametrize(

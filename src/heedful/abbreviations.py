@@ -33,6 +33,7 @@ SPELT_OUT = {
         "EE. UU.": "Estados Unidos",
         "EE.UU.": "Estados Unidos",
         "máx.": "máximo",
+        "mín.": "mínimo",
         "aprox.": "aproximadamente",
         "n.º": "número",
         "núm.": "número",
