@@ -406,6 +406,25 @@ def test_a_spanish_chat_abbreviation_the_model_never_read_is_spelt_out():
     assert spanish.unseen_names("Porfa, ven.") == []  # a word, not a name
 
 
+def test_a_letter_held_is_let_go_as_the_model_read_the_word():
+    lexicon = Lexicon.count(["So cool.", "It is so cool.", "Yes, please.", "No."] * (RARE + 1))
+    assert [lexicon.unheld(w) for w in ("Sooo", "coooool", "Yessss", "Pleeease", "nooo")] == [
+        "So", "cool", "Yes", "Please", "no"]  # fmt: skip
+    # read as it is, or read neither way, or nothing held: as it is
+    assert [lexicon.unheld(w) for w in ("Brrr", "Zzz", "cool", "Aaaa")] == [
+        "Brrr", "Zzz", "cool", "Aaaa"]  # fmt: skip
+    assert lexicon.usual_words("Sooo cool!! Yessss", "fr") == "So cool!! Yes"  # any language
+    assert lexicon.unseen_names("It is Sooo cool.") == []  # no name
+
+
+def test_held_letters_are_translated_as_the_words_on_the_bundled_models(bundled):
+    """Before: "Muchas graciasss!!" -> "Many records!!", "I miss you sooooo much" -> "Tu me
+    manques beaucoup à booing", "Yessss, we won!" -> "Yessss, nous l'avons gagné !"."""
+    assert bundled["es-en"].translate(["Muchas graciasss!!"]) == ["Thank you very much!!"]
+    found = bundled["en-fr"].translate(["I miss you sooooo much", "Yessss, we won!"])
+    assert found == ["Tu me manques tellement", "Oui, nous avons gagné !"], found
+
+
 def test_spanish_chat_is_translated_spelt_out(bundled):
     found = bundled["es-en"].translate(["q haces", "nos vemos el finde", "tqm", "yo tb quiero ir"])
     # before: "You q do.", "See you the end.", "Thqm.", "I want to go."

@@ -313,8 +313,11 @@ class Lexicon:
         """``text`` with each English or Spanish word the model hardly read in the form it read
         far more often: the other English's spelling ("favourite" -> "favorite", "CENTRE" ->
         "CENTER", in the case typed) or a chat abbreviation spelt out ("idk" -> "I do not know",
-        "Thx" -> "Thanks", "ASAP" -> "as soon as possible"; "tqm" -> "te quiero mucho"); the
-        text as it is for another language or a list without counts."""
+        "Thx" -> "Thanks", "ASAP" -> "as soon as possible"; "tqm" -> "te quiero mucho"); in
+        any language, a word typed with a letter held ("Sooo", "holaaa") as the word the model
+        read (``unheld``); the text as it is for another language or a list without counts."""
+        if self.counts is not None and _HELD.search(text):
+            text = _HELD_WORD.sub(lambda m: self.unheld(m.group()), text)
         forms = {"en": self._english, "es": self._spanish}.get(language or "", {})
         if not forms or forms.keys().isdisjoint(_PART.findall(text.lower())):
             return text  # most texts
@@ -331,6 +334,18 @@ class Lexicon:
             return form[0].upper() + form[1:] if word[0].isupper() else form
 
         return _PART.sub(usual, text)
+
+    def unheld(self, word: str) -> str:
+        """``word`` with the letters held in it (three or more alike: "Sooo", "graciasss") let
+        go, to two or one, as the model read it more than ``RARE`` times ("So", "gracias";
+        "coool" -> "cool"); as it is if it has none, or the model read it, or neither form."""
+        if self.counts is None or self.knows(word) or not _HELD.search(word):
+            return word
+        for letters in (2, 1):
+            form = _HELD.sub(r"\1" * letters, word)
+            if self.counts.get(form.lower(), 0) > RARE:
+                return form
+        return word
 
     @cached_property
     def _english(self) -> dict[str, str]:
@@ -420,6 +435,11 @@ def _slang() -> dict[str, str]:
     path = Path(folder) / "data" / "slang_dict.json"
     found = {k.strip().lower(): v.strip() for k, v in json.loads(path.read_text("utf-8")).items()}
     return {k: v for k, v in found.items() if k not in _AMBIGUOUS}
+
+
+# a letter held, three or more times alike ("sooo", "¡holaaa!"), and a word that holds one
+_HELD = re.compile(r"([^\W\d_])\1{2,}")
+_HELD_WORD = re.compile(r"[^\W\d_]*([^\W\d_])\1{2,}[^\W\d_]*")
 
 
 def _chat_letter(text: str, match: re.Match) -> bool:
