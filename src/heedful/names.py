@@ -287,7 +287,7 @@ def name_runs(
 def roman_numeral(word: str) -> bool:
     """Whether ``word`` is a Roman numeral of I, V and X, in capitals, as kings and centuries
     have them ("V", "XVI", "XXI"; not "IIII", nor "CD", "MD", "XL", which name things too)."""
-    if not word or not set(word) <= set("IVX"):
+    if not word or word[0] not in "IVX" or not set(word) <= set("IVX"):
         return False
     try:
         roman.fromRoman(word)

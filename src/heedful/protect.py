@@ -223,6 +223,7 @@ _SPAN = re.compile(
     rf"|(?<![\w@/.+-]){_DECADE}|(?<![\w-]){_WORD_DECADE}"
 )
 _DECADE_AT = re.compile(_DECADE)
+_DIMENSIONS_AT = re.compile(_DIMENSIONS)
 # the word before a number that makes it a version's, copied as it is: "version 2.0", "la
 # versión 3.1", "v. 2.0" (the en -> fr model's "La Version 2,0" before). A capitalised word before
 # a number is no sign of one: "I left Tom 807.3 messages.", "October 106.1" (bench/robustness.py's
@@ -455,7 +456,7 @@ def protect(
     code = find_code(text)
     # code, and dimensions ("10×15 cm": "×" is a symbol the vocabulary may lack), are kept whole
     spanned = find_spans(text)
-    whole = code + [s for s in spanned if re.fullmatch(_DIMENSIONS, text[slice(*s)])]
+    whole = code + [s for s in spanned if _DIMENSIONS_AT.fullmatch(text, *s)]
     kept = [k for k in kept if not any(_overlap(k, c) for c in whole)]
     dates = dict(find_dates(text, source)) if target in WEEKDAYS else {}
     if target in WEEKDAYS:  # "de lunes a viernes": one range of days
@@ -496,7 +497,8 @@ def protect(
     ranges: dict[int, str] = {}
     month_indices: set[int] = set()
     written_as: dict[int, dict[str, str]] = {}
-    free_centuries = [c for c in [write_century(STAND_IN, source)] if not _find(c).search(text)]
+    free_centuries = [write_century(STAND_IN, source)] if centuries else []
+    free_centuries = [c for c in free_centuries if not _find(c).search(text)]
     for start, end in spans:
         span = text[start:end]
         if (start, end) in centuries:  # "XVI" of "el siglo XVI": "XIX" for the model
@@ -551,7 +553,7 @@ def protect(
             original = write_money(span, before or after, amount, target)
         elif span.startswith("`"):  # code: a city for the model, as it is in the translation
             pool, original = free[NAMES], span
-        elif re.fullmatch(_DIMENSIONS, span):  # "120 x 60 x 75 cm": each number localised
+        elif _DIMENSIONS_AT.fullmatch(span):  # "120 x 60 x 75 cm": each number localised
             pool = free[NUMBERS]
             cut = _unit_start(span)
             numbers = re.sub(r"\d+(?:[.,]\d+)?", lambda m: localise_number(m.group(), source,
