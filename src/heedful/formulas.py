@@ -123,6 +123,7 @@ _SAYING = {
 }
 # a saying may follow a hello and its comma ("Hi, how are you?"), written the target's way
 HELLOS = {"en": ("Hi", "Hello", "Hey"), "es": ("Hola", "Oye"), "fr": ("Salut", "Bonjour")}
+_SAYING_LONGEST = 2 * max(len(f) for row in SAYINGS for forms in row.values() for f in forms)
 _SAYING_LINE = re.compile(
     rf"(?:(?P<hello>{'|'.join(w for words in HELLOS.values() for w in words)}),? )?"
     r"(?P<open>[¡¿]?)(?P<words>[^¡¿.!?]+?)(?P<end>[.!?]*)",
@@ -276,8 +277,8 @@ def saying_formula(line: str, source: str | None, target: str | None) -> str | N
     """The target language's form of a line that is one of ``SAYINGS`` ("¿Qué tal?" -> "How
     are you?", typed "que tal" -> "How are you"), perhaps after a hello ("Hi, how are you?" ->
     "Salut, comment allez-vous ?"), with the line's end; None if it is none."""
-    if source not in _SAYING or target not in _SAYING:
-        return None
+    if source not in _SAYING or target not in _SAYING or len(line) > _SAYING_LONGEST:
+        return None  # most lines: longer than any hello and saying
     found = _SAYING_LINE.fullmatch(line.strip())
     row = found and _SAYING[source].get(strip_accents(found["words"].strip().lower()))
     if not row:
