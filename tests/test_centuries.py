@@ -25,6 +25,7 @@ def test_a_century_s_number_is_found_as_each_language_writes_it():
         ("XVIe", 16), ("3e", 3), ("Ier", 1),
     ]  # fmt: skip
     # no century: a numeral that is none, a number that is no century, no word for century
+    assert found("el siglo xvi", "es") == [("xvi", 16)]  # typed casually
     assert found("el siglo IIII, el siglo 0", "es") == []
     assert found("the 16th floor, the 99th century", "en") == []
     assert found("Carlos XVI", "es") == [] and found("XVIe siècle", "de") == []
@@ -71,6 +72,7 @@ def test_a_century_goes_to_the_model_as_the_19th_and_comes_back_as_itself():
         ("en-fr", "The church was built in the 16th century.", "au XVIe siècle"),
         ("en-fr", "We live in the 21st century.", "XXIe siècle"),
         ("en-fr", "He lived in the 12th century.", "12e siècle"),
+        ("en-fr", "THE CHURCH WAS BUILT IN THE 16TH CENTURY.", "AU XVIE SIÈCLE"),  # "16e dollars"
     ],
 )
 def test_a_century_translates_on_the_bundled_models(bundled, name, text, century):

@@ -106,6 +106,9 @@ def test_a_line_of_wishes_becomes_the_target_language_s_forms_of_their_rows():
     assert wish_formula("Happy Easter!", "en", "fr") == "Joyeuses Pâques !"  # French's space
     assert wish_formula("Good luck!", "en", "es") == "¡Buena suerte!"
     assert wish_formula("feliz navidad", "es", "en") == "Merry Christmas"  # typed casually
+    assert wish_formula("feliz navidad y prospero año nuevo", "es", "en") == (
+        "Merry Christmas and Happy New Year"
+    )  # accents left out
     assert wish_formula("MERRY CHRISTMAS!", "en", "fr") == "JOYEUX NOËL !"
     # more than wishes, or no table: the model's
     assert wish_formula("Buena suerte con el examen.", "es", "en") is None
@@ -146,6 +149,9 @@ def test_a_wish_opening_a_sentence_is_cut_or_given_as_the_stand_in():
         ("es-en", "¡Buena suerte, chicos!", "Good luck, boys!"),
         ("es-en", "¡Buen viaje, amigos!", "Have a nice trip, friends!"),
         ("es-en", "¡Felices fiestas!", "Happy holidays!"),
+        # in capitals, and typed casually: given as the stand-in so written ("Hurry birthday")
+        ("es-en", "FELIZ NAVIDAD, MAMÁ", "MERRY CHRISTMAS, MOM"),
+        ("es-en", "¡feliz cumpleanos, abuela!", "Happy birthday, grandmother!"),
     ],
 )
 def test_wishes_translate_on_the_bundled_models(bundled, name, text, expected):

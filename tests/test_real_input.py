@@ -162,6 +162,7 @@ def test_urls_addresses_and_numbers_are_found_without_their_punctuation():
         "2,5 kg", "30 x 20 cm", "90 km/h", "30 °C", "15", "3 h"]  # fmt: skip
     assert protect("Pesa 2,5 kg.", "es", "en").spans == ["2.5 kg"]
     assert protect("Mide 1,5 x 0,8 m.", "es", "en").spans == ["1.5 x 0.8 m"]
+    assert protect("MIDE 120 X 60 CM.", "es", "en").spans == ["120 X 60"]
     assert protect("It is 10×15 cm.", "en", "fr", kept=[(6, 11)]).spans == ["10×15 cm"]  # "×"
 
 

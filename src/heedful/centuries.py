@@ -21,7 +21,7 @@ import roman
 from heedful.textmap import Span
 from heedful.written import english_suffix
 
-_ROMAN = r"[IVX]{1,5}"
+_ROMAN = r"[IVX]{1,5}|[ivx]{1,5}"  # "xvi" typed casually
 # the century's number as each language writes it (the span kept from the model), and the word
 # that makes it a century
 _CENTURY = {
@@ -55,7 +55,7 @@ def find_centuries(text: str, lang: str | None) -> list[tuple[Span, int]]:
             century = int(number)
         else:
             try:
-                century = roman.fromRoman(number)
+                century = roman.fromRoman(number.upper())
             except roman.InvalidRomanNumeralError:
                 continue
         if 1 <= century <= 30:

@@ -129,12 +129,22 @@ _SAYING_LINE = re.compile(
     r"(?P<open>[¡¿]?)(?P<words>[^¡¿.!?]+?)(?P<end>[.!?]*)",
     re.IGNORECASE,
 )
-# each language's wish, in lower case -> its row (the first row that has it)
+# each language's wish, in lower case and without accents -> its row (the first that has it)
 _WISH = {lang: {} for lang in WISHES[0]}
 for _row in WISHES:
     for _lang, _forms in _row.items():
         for _form in _forms:
-            _WISH[_lang].setdefault(_form.lower(), _row)
+            _WISH[_lang].setdefault(strip_accents(_form.lower()), _row)
+# a letter and the letters typed for it when accents are left out ("prospero", "navidad")
+_LOOSE = {"a": "[aáàâ]", "e": "[eéèê]", "i": "[iíî]", "o": "[oóô]", "u": "[uúüû]", "n": "[nñ]",
+          "c": "[cç]"}  # fmt: skip
+
+
+def _loosely(form: str) -> str:
+    """A pattern of ``form`` (without accents) that matches it with or without them."""
+    return "".join(_LOOSE.get(c, re.escape(c)) for c in form)
+
+
 _AND = {"en": "and", "es": "y", "fr": "et"}
 _TO_ALL = {"en": ("to all", "to everyone"), "es": ("a todos", "a todas"), "fr": ("à tous",)}
 
@@ -142,7 +152,7 @@ _TO_ALL = {"en": ("to all", "to everyone"), "es": ("a todos", "a todas"), "fr": 
 def _wishes(lang: str) -> str:
     """A pattern of ``lang``'s wishes joined by "and" ("¡Feliz Navidad y próspero Año
     Nuevo")."""
-    forms = "|".join(map(re.escape, sorted(_WISH[lang], key=len, reverse=True)))
+    forms = "|".join(map(_loosely, sorted(_WISH[lang], key=len, reverse=True)))
     return rf"¡?(?P<wishes>(?:{forms})(?:,? (?:and|y|e|et) (?:a )?(?:{forms}))*)"
 
 
@@ -248,19 +258,23 @@ def opening_wish(
     sentence: str, source: str | None, target: str | None
 ) -> tuple[Span, str, dict[str, str]] | None:
     """The wishes opening ``sentence`` before a comma and more words ("Buen viaje" of "¡Buen
-    viaje, chicos!"), where ``source`` has a stand-in (``WISH_STAND_INS``) and they are not it:
-    their span, the stand-in to give the model in their place, and each way the target may
+    viaje, chicos!"), where ``source`` has a stand-in (``WISH_STAND_INS``) and they are not it
+    as written ("feliz cumpleanos" is given as "Feliz cumpleaños"): their span, the stand-in
+    to give the model in their place (in capitals, if they are), and each way the target may
     write the stand-in with what it becomes there ("Happy birthday" -> "Have a nice trip")."""
     stand_in = WISH_STAND_INS.get(source or "")
     if stand_in is None or target not in _WISH:
         return None
     found = _WISH_OPENING[source].match(sentence)
-    if found is None or found["wishes"].lower() == stand_in.lower():
+    if found is None:
+        return None
+    capitals = found["wishes"].isupper()
+    given = stand_in.upper() if capitals else stand_in
+    if found["wishes"] == given:  # as the model reads it best already
         return None
     written = _written_wishes(found["wishes"], source, target)
-    written = written.upper() if found["wishes"].isupper() else written
-    forms = _WISH[source][stand_in.lower()][target]
-    return found.span("wishes"), stand_in, {form: written for form in forms}
+    forms = _WISH[source][strip_accents(stand_in.lower())][target]
+    return found.span("wishes"), given, {f: written.upper() if capitals else written for f in forms}
 
 
 def _written_wishes(wishes: str, source: str, target: str) -> str:
@@ -268,7 +282,7 @@ def _written_wishes(wishes: str, source: str, target: str) -> str:
     each row's first form, the later ones in lower case but in English ("Joyeux Noël et bonne
     année", "Merry Christmas and Happy New Year")."""
     parts = re.split(r",? (?:and|y|e|et) (?:a )?", wishes, flags=re.IGNORECASE)
-    written = [_WISH[source][part.lower()][target][0] for part in parts]
+    written = [_WISH[source][strip_accents(part.lower())][target][0] for part in parts]
     later = [w if target == "en" else w[0].lower() + w[1:] for w in written[1:]]
     return f" {_AND[target]} ".join([written[0], *later])
 

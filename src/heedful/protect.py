@@ -137,7 +137,7 @@ _UNIT = (
 )
 # dimensions, numbers joined by "x" with the unit after the last ("120 x 60 x 75 cm", "2x4"): one
 # span, which the models wrote "120 60 75 cm" and "120 60 120 75 cm" a number at a time
-_DIMENSIONS = rf"\d+(?:[.,]\d+)?(?:[ \u00a0]?[x×][ \u00a0]?\d+(?:[.,]\d+)?)+{_UNIT}?"
+_DIMENSIONS = rf"\d+(?:[.,]\d+)?(?:[ \u00a0]?[xX×][ \u00a0]?\d+(?:[.,]\d+)?)+{_UNIT}?"
 # software strings' placeholders: Python/ICU/.NET braces, i18next/Jinja/Weblate double braces,
 # printf (positional too) and Python's named ones, Ruby's %{name}, JavaScript's ${name}, Qt's %1;
 # a percent sign after a digit ("50%s"?) or before a letter ("%sabor") is no placeholder
@@ -598,6 +598,8 @@ def protect(
         elif (start, end) in phones:
             phone_numbers.add(len(placeholders))
         placeholders.append(pool.pop(0))
+        if (start, end) in centuries and span.isupper():  # "16TH": "19TH", so capitals stay
+            placeholders[-1] = placeholders[-1].upper()
         originals.append(original)
         places.append((start, end))
         out += [text[at:start], given, placeholders[-1]]
