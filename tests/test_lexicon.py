@@ -162,6 +162,9 @@ def test_a_roman_numeral_is_no_name_but_stays_with_the_name_before_it():
     english = Lexicon.count(["Tom and I came.", "You know I know."] * RARE)
     assert kept("Kwame I know.", english) == ["Kwame"]  # the pronoun
     assert kept("Henry VIII had six wives.", english) == ["Henry VIII"]
+    # in capitals too, where a name is one of ``people`` read seldom
+    assert [text[a:b] for text in ["VINO PEDRO II."] for a, b in RARELY.unseen_names(
+        text, PEOPLE, capitals=True)] == ["PEDRO II"]  # fmt: skip
 
 
 def test_in_all_caps_only_names_count_not_every_word_never_read():

@@ -161,17 +161,17 @@ class Lexicon:
         seeds, joins = [], []
         for m in words:
             word, inside = m.group(), m.start() != opening
-            if capitals:  # "ROSA" may be the colour: only a rare name counts
+            if roman_numeral(word) and not (word == "I" and self._read_capitalised(word)):
+                # "XVI" is a number; "Carlos V", "Henry VIII", "HENRY VIII": with the name just
+                # before it (not English's "I", which the model reads as the word)
+                seeds.append(False)
+                joins.append(bool(joins) and next_to(text, words[len(joins) - 1], m))
+            elif capitals:  # "ROSA" may be the colour: only a rare name counts
                 name = word.capitalize()
                 never = not self.knows(word) and name in people.names
                 seeds.append(never or self._person(name, people))
                 usual = self.usual_case(word) or "x"
                 joins.append(len(word) > 1 and (seeds[-1] or not usual.islower()))
-            elif roman_numeral(word) and not (word == "I" and self._read_capitalised(word)):
-                # "XVI" is a number; "Carlos V", "Henry VIII": with the name just before it
-                # (not English's "I", which the model reads as the word)
-                seeds.append(False)
-                joins.append(bool(joins) and next_to(text, words[len(joins) - 1], m))
             else:
                 person = self._person(word, people, inside)
                 never = not self.knows(word, accents=False) and not self._contracted(word)
