@@ -69,7 +69,15 @@ def test_an_opening_greeting_before_a_comma_ends_where_its_comma_does():
 
     assert greeting_end("Hola, me llamo Ana.", "es") == len("Hola,")
     assert greeting_end("Buenos días, ¿cómo está?", "es") == len("Buenos días,")
-    assert greeting_end("Hola Tom, ¿vienes?", "es") is None  # a name before the comma
+    # with whom it greets; a letter's greeting and its mark; a closing before its signature
+    assert greeting_end("Hola Tom, ¿vienes?", "es") == len("Hola Tom,")
+    assert greeting_end("Hola chicos, ¿qué tal?", "es") == len("Hola chicos,")
+    assert greeting_end("Querida Ana: ¡gracias!", "es") == len("Querida Ana:")
+    assert greeting_end("Dear Anna, thank you!", "en") == len("Dear Anna,")
+    assert greeting_end("Dear all, thank you!", "en") is None  # no name
+    assert greeting_end("Un abrazo, Pablo", "es") == len("Un abrazo,")
+    assert greeting_end("Best regards, John Smith", "en") == len("Best regards,")
+    assert greeting_end("Love, you know me", "en") is None  # no signature
     assert greeting_end("Hola,", "es") is None  # nothing after it
     assert greeting_end("Holanda, país bonito.", "es") is None
     assert greeting_end("Hi, my name is Anna.", "en") is None  # English is read well as written
@@ -183,6 +191,19 @@ def test_a_line_that_is_a_saying_becomes_the_target_language_s_with_the_line_s_e
         ("es-en", "Hola, ¿qué tal?", "Hi, how are you?"),
         ("es-en", "¿Qué pasa?", "What's up?"),
         ("en-fr", "Nice to meet you.", "Enchanté."),
+        # a letter on one line: "Hurry Ana, thank you for the gift. ... A huge, Pablo", "D'Anna,
+        # merci-en tant pour le cadeau ! ... Écoute, Paul", "Hello Marta, what are you?"
+        (
+            "es-en",
+            "Querida Ana: ¡muchas gracias por el regalo! Un abrazo, Pablo",
+            "Dear Ana: Thank you for the gift. Love, Pablo",
+        ),
+        (
+            "en-fr",
+            "Dear Anna, thank you for the gift! Love, Paul",
+            "Chère Anna, merci pour le cadeau ! Bises, Paul",
+        ),
+        ("es-en", "Hola Marta, ¿cómo estás?", "Hi Marta, how are you?"),
         ("en-fr", "Hi, how are you?", "Salut, comment allez-vous ?"),
     ],
 )

@@ -17,7 +17,9 @@ letter-writing guides give the equivalents of; no library lists them, so this ta
   name as it is, its title written the target language's way: "Cher M. Brown,", "Dear Mr.
   Gómez:".
 
-The line's mark stays (heedful.real_input puts it back); its words are linked in order.
+The line's mark stays (heedful.real_input puts it back); its words are linked in order. A
+letter written on one line ("Querida Ana: ¡muchas gracias! Un abrazo, Pablo") is cut after its
+greeting and before its signature (``greeting_end``), so that each is such a line.
 
 Wishes are formulas too, and the models garbled most that were tried: "Merry Christmas!" ->
 "Bonne Noël !", "Happy birthday!" -> "Bonne anniversaire !", "Get well soon!" -> "Hors bien !",
@@ -181,8 +183,11 @@ GREETINGS = {
 # en -> fr model read "Hi, my name is Anna." and "Hello, I need help." well as written, and
 # translated apart "Hi." as "Salut !"
 OPENING_GREETINGS = {"es": ("hola", "buenos días", "buenas tardes", "buenas noches", "oye")}
-_OPENING = {
-    lang: re.compile(rf"[¡]?(?:{'|'.join(words)})!?,(?=\s+\S)", re.IGNORECASE)
+_OPENING = {  # perhaps with whom it greets ("Hola Marta,", "Hola chicos,")
+    lang: re.compile(
+        rf"[¡]?(?:{'|'.join(words)})(?: [^\W\d_][\w'’-]*)?!?,(?=\s+\S)",
+        re.IGNORECASE,
+    )
     for lang, words in OPENING_GREETINGS.items()
 }
 _NAME = r"[^\W\d_][\w'’.-]*"  # a word of a name, or a title ("Sr.")
@@ -196,15 +201,42 @@ _GREETING = {
 }
 
 
+# a letter's greeting and name before more words on its line ("Dear Anna, thank you!"), and a
+# closing before the name that signs it ("Un abrazo, Pablo"): the bundled models read them as
+# one sentence ("Hurry Ana, thank you...", "A huge, Pablo", "D'Anna, merci-en tant", "Écoute,
+# Paul"), and are given each part apart (heedful.pauses)
+_GREETING_OPENING = {
+    lang: re.compile(rf"{pattern.pattern.removesuffix('[.!]?')}[,:](?=\s+\S)", re.IGNORECASE)
+    for lang, pattern in _GREETING.items()
+}
+_CLOSING_BEFORE_NAME = {
+    lang: re.compile(
+        rf"(?i:{'|'.join(map(re.escape, sorted(table, key=len, reverse=True)))}),"
+        rf"(?=\s+(?P<name>[^\W\d_][\w'’-]*(?: [^\W\d_][\w'’-]*)?)[.!]?$)"
+    )
+    for lang, table in _CLOSING.items()
+}
+
+
 def greeting_end(sentence: str, language: str | None) -> int | None:
     """Where the greeting or wish and comma opening ``sentence`` end ("Hola," of "Hola, me
-    llamo Ana.", "¡Feliz cumpleaños," of "¡Feliz cumpleaños, abuela!"), if words follow them;
-    None if it opens with none."""
+    llamo Ana.", "¡Feliz cumpleaños," of "¡Feliz cumpleaños, abuela!"), if words follow them,
+    a letter's greeting and its mark ("Dear Anna," of "Dear Anna, thank you!", "Querida Ana:"),
+    or a closing before the name that signs it ("Love," of "Love, Paul"); None if it opens with
+    none."""
     wishes = language not in WISH_STAND_INS  # else given as its stand-in (``opening_wish``)
     for opening in (_OPENING, _WISH_OPENING) if wishes else (_OPENING,):
         found = opening[language].match(sentence) if language in opening else None
-        if found is not None:
+        if found is not None:  # "Hola,", "Hola Marta,", "Hola chicos,"
             return found.end()
+    if language not in _GREETING_OPENING:
+        return None
+    found = _GREETING_OPENING[language].match(sentence)
+    if found is not None and all(w[0].isupper() for w in found["name"].split()):
+        return found.end()  # "Dear Anna," not "Dear all,"
+    found = _CLOSING_BEFORE_NAME[language].match(sentence)
+    if found is not None and all(w[0].isupper() for w in found["name"].split()):
+        return found.end()  # "Love, Paul", not "Love, you"
     return None
 
 
