@@ -1482,6 +1482,29 @@ def test_a_sentence_goes_on_after_an_ellipsis_within_it(bundled):
     assert bundled["es-en"].translate(["Tom... ¿estás ahí?"]) == ["Tom... are you there?"]
 
 
+def test_the_part_after_a_pause_is_given_opening_with_a_capital_if_it_is_a_word_read():
+    from heedful.lexicon import Lexicon
+    from heedful.pauses import opened
+
+    lexicon = Lexicon.count(["Pero no.", "Quizás mañana.", "No sé."])
+    assert opened("quizás mañana.", lexicon) == "Quizás mañana."
+    assert opened("¿pero por qué?", lexicon) == "¿Pero por qué?"  # the same length
+    assert opened("manana te llamo", lexicon) == "manana te llamo"  # a name to the model
+    assert opened("quizás mañana.", None) == "quizás mañana."  # no word list
+
+
+def test_the_part_after_a_pause_translates_as_a_sentence_does(bundled):
+    """Given in lower case, the models dropped or misread its first word: "I don't know... you
+    may tomorrow.", "Je ne sais pas... peut-être que demain."."""
+    assert bundled["es-en"].translate(["No sé... quizás mañana."]) == [
+        "I don't know... maybe tomorrow."
+    ]
+    found = bundled["en-fr"].translate(["I don't know... maybe tomorrow."], alignments=True)[0]
+    assert found.text == "Je ne sais pas... peut-être demain.", found.text
+    source = "I don't know... maybe tomorrow."
+    assert all(source[slice(*k.source)] == k.source_word for k in found.alignment)
+
+
 def test_a_sentence_goes_on_after_a_quoted_question_on_the_bundled_model(bundled):
     found = bundled["en-fr"].translate(['"Where are you going?" she asked.'])[0]
     assert found.startswith("« Où allez-vous ? » elle "), found  # before: "» Elle a demandé."

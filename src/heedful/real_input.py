@@ -60,7 +60,7 @@ from heedful.names import (
     with_initials,
 )
 from heedful.pauses import MARKS as PAUSE_MARKS
-from heedful.pauses import going_on, pauses
+from heedful.pauses import going_on, opened, pauses
 from heedful.protect import PEOPLE, Protected, find_spans, protect
 from heedful.segment import Paragraph, is_marker, titles
 from heedful.textmap import Span
@@ -157,7 +157,12 @@ def _translate_plain(
         for s, mark in zip(sentences, marks, strict=True)
     ]
     todo = [i for i, formula in enumerate(formulas) if formula is None]
-    given, capitals = [sentences[i] for i in todo], [in_capitals[i] for i in todo]
+    # after a greeting's comma or "...", the sentence goes on ("Hola, | me llamo Ana."): the part
+    # after the pause is given opening with a capital, as the models read sentences best
+    pause = [k > 0 and marks[k - 1] in PAUSE_MARKS for k in range(len(marks))]
+    lexicon = translator.lexicon
+    given = [opened(sentences[i], lexicon) if pause[i] else sentences[i] for i in todo]
+    capitals = [in_capitals[i] for i in todo]
     asides = [sentence_asides(translator, s) for s in given]
     if any(asides):  # "Tom (mi hermano) está aquí."
         translated = translate_asides(
@@ -175,8 +180,7 @@ def _translate_plain(
         [_ended(o, mark, translator.target_language) for o in options] if mark else options
         for options, mark in zip(found, marks, strict=True)
     ]
-    # after a greeting's comma or "...", the sentence goes on as written: "Hi, my name is Ana."
-    pause = [k > 0 and marks[k - 1] in PAUSE_MARKS for k in range(len(marks))]
+    # and its translation goes on in lower case where it does: "Hi, my name is Ana."
     for translations, sentence, after in zip(found, sentences, pause, strict=True):
         for k, o in enumerate(translations if after else []):
             text, links = going_on(sentence, o.text, o.alignment, languages[1])
