@@ -1493,6 +1493,71 @@ def test_the_part_after_a_pause_is_given_opening_with_a_capital_if_it_is_a_word_
     assert opened("quizás mañana.", None) == "quizás mañana."  # no word list
 
 
+def test_a_long_sentence_is_cut_after_its_commas_where_a_clause_opens():
+    from heedful.pauses import LONG, pauses
+
+    def parts(text, language="en"):
+        return [text[a:b] for a, b in pauses(text, 0, len(text), language)]
+
+    long = (
+        "I wanted to call you yesterday to tell you the news, but my phone was broken, the "
+        "shops were closed because it was Sunday, and I did not have your address, so I "
+        "decided to write you this long letter instead."
+    )
+    assert len(long.split()) >= LONG
+    assert parts(long) == [
+        "I wanted to call you yesterday to tell you the news,",
+        "but my phone was broken,",
+        "the shops were closed because it was Sunday,",
+        "and I did not have your address,",
+        "so I decided to write you this long letter instead.",
+    ]
+    # not before a verb or a relative pronoun, nor a part of fewer than five words
+    relative = (
+        "My brother, who has lived in London since 2019 and works as a nurse at a big "
+        "hospital, is coming to see us next week with his wife and their two children."
+    )
+    assert parts(relative) == [relative]
+    listed = (
+        "We bought apples, pears, bananas, oranges, grapes, a lot of bread and some cheese at "
+        "the market this morning, and then we went to the park for a picnic with our friends."
+    )
+    assert parts(listed) == [  # a list's items are cut where one opens with a determiner
+        "We bought apples, pears, bananas, oranges, grapes,",
+        "a lot of bread and some cheese at the market this morning,",
+        "and then we went to the park for a picnic with our friends.",
+    ]
+    short = "I called you, but my phone was broken, so I wrote you a letter."  # under LONG words
+    assert parts(short) == [short]
+    spanish = (
+        "Quería llamarte ayer para contarte la noticia, pero mi teléfono estaba roto, las "
+        "tiendas estaban cerradas porque era domingo y no tenía tu dirección, así que decidí "
+        "escribirte esta larga carta."
+    )
+    assert parts(spanish, "es") == [
+        "Quería llamarte ayer para contarte la noticia,",
+        "pero mi teléfono estaba roto,",
+        "las tiendas estaban cerradas porque era domingo y no tenía tu dirección,",
+        "así que decidí escribirte esta larga carta.",
+    ]
+    assert parts(spanish, "de") == [spanish]  # no list of openings
+
+
+def test_a_long_sentence_translates_clause_by_clause_on_the_bundled_models(bundled):
+    """Before: "... computeurs que quiconque peut utiliser gratuitement, et une petite place où
+    se rencontra.", "... orders that anyone can use free and a coffee shop in the United States
+    for a few students."."""
+    text = (
+        "The new library, which opened last month in the center of the town, has more than "
+        "fifty thousand books, a large room for children, computers that anyone can use for free, "
+        "and a small cafe where students meet after class to study together."
+    )
+    found = bundled["en-fr"].translate([text], alignments=True)[0]
+    assert "un petit café où les étudiants se rencontrent après le cours" in found.text, found.text
+    assert all(text[slice(*k.source)] == k.source_word for k in found.alignment)
+    assert all(found.text[slice(*k.target)] == k.target_word for k in found.alignment)
+
+
 def test_the_part_after_a_pause_translates_as_a_sentence_does(bundled):
     """Given in lower case, the models dropped or misread its first word: "I don't know... you
     may tomorrow.", "Je ne sais pas... peut-être que demain."."""
