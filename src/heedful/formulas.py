@@ -125,6 +125,11 @@ _SAYING = {
 }
 # a saying may follow a hello and its comma ("Hi, how are you?"), written the target's way
 HELLOS = {"en": ("Hi", "Hello", "Hey"), "es": ("Hola", "Oye"), "fr": ("Salut", "Bonjour")}
+# the first words of each language's sayings and hellos (in lower case, without accents)
+_SAYING_FIRST = {
+    lang: {form.split()[0] for form in forms} | {strip_accents(w.lower()) for w in HELLOS[lang]}
+    for lang, forms in _SAYING.items()
+}
 _SAYING_LONGEST = 2 * max(len(f) for row in SAYINGS for forms in row.values() for f in forms)
 _SAYING_LINE = re.compile(
     rf"(?:(?P<hello>{'|'.join(w for words in HELLOS.values() for w in words)}),? )?"
@@ -147,8 +152,29 @@ def _loosely(form: str) -> str:
     return "".join(_LOOSE.get(c, re.escape(c)) for c in form)
 
 
+# the first words of each language's wishes (without accents): a line that opens with none of
+# them is no wish, without trying the patterns below (7 us a line)
+_WISH_FIRST = {lang: {form.split()[0] for form in forms} for lang, forms in _WISH.items()}
 _AND = {"en": "and", "es": "y", "fr": "et"}
 _TO_ALL = {"en": ("to all", "to everyone"), "es": ("a todos", "a todas"), "fr": ("à tous",)}
+
+
+def _may_wish(text: str, lang: str) -> bool:
+    """Whether ``text`` opens with the first word of one of ``lang``'s wishes."""
+    return _opens_with(text, _WISH_FIRST[lang])
+
+
+def _opens_with(text: str, words: set[str]) -> bool:
+    """Whether the first word of ``text``, in lower case and without accents, is one of
+    ``words``."""
+    first = _FIRST_WORD.search(text)
+    if first is None:
+        return False
+    word = first.group().lower()
+    return word in words or not word.isascii() and strip_accents(word) in words
+
+
+_FIRST_WORD = re.compile(r"[^\W\d_]+")
 
 
 def _wishes(lang: str) -> str:
@@ -224,7 +250,8 @@ def greeting_end(sentence: str, language: str | None) -> int | None:
     a letter's greeting and its mark ("Dear Anna," of "Dear Anna, thank you!", "Querida Ana:"),
     or a closing before the name that signs it ("Love," of "Love, Paul"); None if it opens with
     none."""
-    wishes = language not in WISH_STAND_INS  # else given as its stand-in (``opening_wish``)
+    # a wish is given as its stand-in where the language has one (``opening_wish``)
+    wishes = language in _WISH and language not in WISH_STAND_INS and _may_wish(sentence, language)
     for opening in (_OPENING, _WISH_OPENING) if wishes else (_OPENING,):
         found = opening[language].match(sentence) if language in opening else None
         if found is not None:  # "Hola,", "Hola Marta,", "Hola chicos,"
@@ -274,7 +301,7 @@ def wish_formula(line: str, source: str | None, target: str | None) -> str | Non
     """The target language's form of a line of ``WISHES`` ("¡Feliz Navidad y próspero Año
     Nuevo!" -> "Merry Christmas and happy New Year!", "Merry Christmas to all." -> "Joyeux Noël
     à tous."), with its end; None if ``line`` is no such line."""
-    if source not in _WISH_LINE or target not in _WISH:
+    if source not in _WISH_LINE or target not in _WISH or not _may_wish(line, source):
         return None
     found = _WISH_LINE[source].fullmatch(line.strip())
     if found is None:
@@ -295,7 +322,7 @@ def opening_wish(
     to give the model in their place (in capitals, if they are), and each way the target may
     write the stand-in with what it becomes there ("Happy birthday" -> "Have a nice trip")."""
     stand_in = WISH_STAND_INS.get(source or "")
-    if stand_in is None or target not in _WISH:
+    if stand_in is None or target not in _WISH or not _may_wish(sentence, source):
         return None
     found = _WISH_OPENING[source].match(sentence)
     if found is None:
@@ -325,6 +352,8 @@ def saying_formula(line: str, source: str | None, target: str | None) -> str | N
     "Salut, comment allez-vous ?"), with the line's end; None if it is none."""
     if source not in _SAYING or target not in _SAYING or len(line) > _SAYING_LONGEST:
         return None  # most lines: longer than any hello and saying
+    if not _opens_with(line, _SAYING_FIRST[source]):
+        return None
     found = _SAYING_LINE.fullmatch(line.strip())
     row = found and _SAYING[source].get(strip_accents(found["words"].strip().lower()))
     if not row:
