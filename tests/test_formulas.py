@@ -78,6 +78,7 @@ def test_an_opening_greeting_before_a_comma_ends_where_its_comma_does():
     assert greeting_end("Un abrazo, Pablo", "es") == len("Un abrazo,")
     assert greeting_end("Best regards, John Smith", "en") == len("Best regards,")
     assert greeting_end("Love, you know me", "en") is None  # no signature
+    assert greeting_end("Thanks, Louis", "en") == len("Thanks,")  # thanks sign a message too
     assert greeting_end("Hola,", "es") is None  # nothing after it
     assert greeting_end("Holanda, país bonito.", "es") is None
     assert greeting_end("Hi, my name is Anna.", "en") is None  # English is read well as written
@@ -204,6 +205,7 @@ def test_a_line_that_is_a_saying_becomes_the_target_language_s_with_the_line_s_e
             "Chère Anna, merci pour le cadeau ! Bises, Paul",
         ),
         ("es-en", "Hola Marta, ¿cómo estás?", "Hi Marta, how are you?"),
+        ("en-fr", "Thanks, Louis", "Merci, Louis"),  # "Grâce, plus fort"
         ("en-fr", "Hi, how are you?", "Salut, comment allez-vous ?"),
     ],
 )

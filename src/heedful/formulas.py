@@ -61,6 +61,11 @@ CLOSINGS = [
         "es": ("Atentamente", "Le saluda atentamente", "Muy atentamente"),
         "fr": ("Salutations distinguées", "Respectueusement", "Sincères salutations"),
     },
+    {  # thanks, signing a message ("Thanks, Louis": "Grâce, plus fort" before)
+        "en": ("Thanks", "Thank you", "Many thanks", "Thanks a lot", "Thanks again"),
+        "es": ("Gracias", "Muchas gracias", "Mil gracias"),
+        "fr": ("Merci", "Merci beaucoup", "Mille mercis"),
+    },
     {  # to family and friends
         "en": ("Love", "Lots of love", "With love", "Hugs", "Hugs and kisses"),
         "es": ("Un abrazo", "Abrazos", "Un beso", "Besos", "Con cariño", "Un abrazo fuerte"),
