@@ -88,9 +88,9 @@ from heedful.dates import (
     weekday_pattern,
     write_date,
 )
-from heedful.formulas import opening_wish
 from heedful.months import MONTH_STAND_INS, find_months, write_month
 from heedful.names import feminine_title, write_title
+from heedful.sayings import opening_wish
 from heedful.textmap import Span, TextMap
 from heedful.unknown_words import Unreadable
 from heedful.written import (
@@ -312,7 +312,7 @@ class Protected:
     months: set[int] = field(default_factory=set)  # a month's: put back as a month, not a date
     # a placeholder the translation holds in one of several forms, each with what it becomes
     # there: a century's ("XIXe" -> "XVIe", "19e" -> "16e"; heedful.centuries), a wish's
-    # stand-in ("Happy birthday" -> "Good luck"; heedful.formulas)
+    # stand-in ("Happy birthday" -> "Good luck"; heedful.sayings)
     written_as: dict[int, dict[str, str]] = field(default_factory=dict)
 
     def as_translated(self) -> list[str]:

@@ -1,0 +1,247 @@
+"""Wishes and everyday sayings ("Merry Christmas!", "¿Qué tal?"), written the target language's
+way from tables.
+
+Wishes are formulas, as a letter's greeting and closing are (heedful.formulas), and the models
+garbled most that were tried: "Merry Christmas!" -> "Bonne Noël !", "Happy birthday!" ->
+"Bonne anniversaire !", "Get well soon!" -> "Hors bien !", "Happy Easter!" -> "Joyeuse !",
+"¡Buen viaje!" -> "Stand up!", "¡Felices fiestas!" -> "You are complete.", "Feliz Navidad y
+próspero Año Nuevo." -> "Happy Christmas and I think of the Nue.". A line of ``WISHES`` joined
+by "and" ("¡Feliz Navidad y próspero Año Nuevo!"), perhaps "to all" after them, becomes the
+target language's first forms of the same rows (``wish_formula``). A wish and a comma opening a
+sentence ("¡Feliz cumpleaños, abuela!") is cut from the rest (``wish_end``, as a greeting is:
+heedful.pauses), so that it is such a line, or, in a language with a stand-in, given as the
+stand-in (``opening_wish``: heedful.protect). A wish inside a sentence ("Te deseo una feliz
+Navidad.") is the model's.
+
+Sayings are whole lines ("¿Qué tal?" -> "How are you?"), perhaps after a hello ("Hi, how are
+you?" -> "Salut, comment allez-vous ?"). A line is tried as either only if it opens with the
+first word of one (heedful.formulas.letter_formula asks, for every line).
+"""
+
+from __future__ import annotations
+
+import re
+
+from heedful.lexicon import strip_accents
+from heedful.textmap import Span
+
+# wishes that say the same, a row each: each language's forms, the first the one written
+WISHES = [
+    {"en": ("Merry Christmas", "Happy Christmas"), "es": ("Feliz Navidad", "Felices Navidades"),
+     "fr": ("Joyeux Noël",)},
+    {"en": ("Happy New Year",), "es": ("Feliz Año Nuevo", "Próspero Año Nuevo", "Feliz año"),
+     "fr": ("Bonne année", "Bonne et heureuse année")},
+    {"en": ("Happy birthday",), "es": ("Feliz cumpleaños",),
+     "fr": ("Joyeux anniversaire", "Bon anniversaire")},
+    {"en": ("Happy holidays", "Season's greetings"), "es": ("Felices fiestas",),
+     "fr": ("Bonnes fêtes",)},
+    {"en": ("Happy Easter",), "es": ("Feliz Pascua",), "fr": ("Joyeuses Pâques",)},
+    {"en": ("Happy Valentine's Day",), "es": ("Feliz San Valentín", "Feliz día de San Valentín"),
+     "fr": ("Joyeuse Saint-Valentin", "Bonne Saint-Valentin")},
+    {"en": ("Happy anniversary",), "es": ("Feliz aniversario",), "fr": ("Joyeux anniversaire",)},
+    {"en": ("Congratulations",), "es": ("Enhorabuena", "Felicidades", "Felicitaciones"),
+     "fr": ("Félicitations",)},
+    {"en": ("Good luck", "Best of luck"), "es": ("Buena suerte", "Mucha suerte"),
+     "fr": ("Bonne chance",)},
+    {"en": ("Have a nice trip", "Have a good trip", "Safe travels", "Bon voyage"),
+     "es": ("Buen viaje",), "fr": ("Bon voyage",)},
+    {"en": ("Enjoy your meal", "Bon appétit"), "es": ("Buen provecho", "Que aproveche"),
+     "fr": ("Bon appétit",)},
+    {"en": ("Get well soon",), "es": ("Que te mejores", "Mejórate pronto", "Que se mejore"),
+     "fr": ("Bon rétablissement",)},
+    {"en": ("Have a nice weekend", "Have a good weekend", "Enjoy your weekend"),
+     "es": ("Buen fin de semana", "Feliz fin de semana"), "fr": ("Bon week-end", "Bon weekend")},
+]  # fmt: skip
+# what people say to each other, whole lines only ("¿Qué tal?"), a row each as ``WISHES``; the
+# bundled models wrote "¿Qué tal?" -> "How about?", "¿Qué pasa?" -> "What's that about?", "Nice
+# to meet you." -> "Conduisez-vous à vous rencontrer.", "Hi, how are you?" -> "Salut, comment
+# es-tu ?" (its forms below are without their marks: the line's are put back)
+SAYINGS = [
+    {"en": ("How are you", "How's it going", "How are you doing"),
+     "es": ("Qué tal", "Qué tal estás", "Cómo estás", "Cómo te va", "Qué tal todo", "Cómo va",
+            "Q tal"),
+     "fr": ("Comment allez-vous", "Comment ça va", "Ça va", "Comment vas-tu")},
+    {"en": ("What's up", "What's new"),
+     "es": ("Qué pasa", "Qué hay", "Qué onda", "Qué hay de nuevo"), "fr": ("Quoi de neuf",)},
+    {"en": ("Nice to meet you", "Pleased to meet you"),
+     "es": ("Encantado de conocerte", "Encantada de conocerte", "Mucho gusto", "Encantado",
+            "Encantada"),
+     "fr": ("Enchanté", "Ravi de vous rencontrer")},
+    {"en": ("Long time no see",), "es": ("Cuánto tiempo sin verte", "Cuánto tiempo"),
+     "fr": ("Ça fait longtemps",)},
+    {"en": ("You're welcome",), "es": ("De nada",), "fr": ("De rien",)},
+    {"en": ("See you tomorrow",), "es": ("Hasta mañana",), "fr": ("À demain",)},
+]  # fmt: skip
+# each language's saying, in lower case and without accents -> its row
+_SAYING = {
+    lang: {strip_accents(form.lower()): row for row in SAYINGS for form in row[lang]}
+    for lang in SAYINGS[0]
+}
+# a saying may follow a hello and its comma ("Hi, how are you?"), written the target's way
+HELLOS = {"en": ("Hi", "Hello", "Hey"), "es": ("Hola", "Oye"), "fr": ("Salut", "Bonjour")}
+# the first words of each language's sayings and hellos (in lower case, without accents)
+_SAYING_FIRST = {
+    lang: {form.split()[0] for form in forms} | {strip_accents(w.lower()) for w in HELLOS[lang]}
+    for lang, forms in _SAYING.items()
+}
+_SAYING_LONGEST = 2 * max(len(f) for row in SAYINGS for forms in row.values() for f in forms)
+_SAYING_LINE = re.compile(
+    rf"(?:(?P<hello>{'|'.join(w for words in HELLOS.values() for w in words)}),? )?"
+    r"(?P<open>[¡¿]?)(?P<words>[^¡¿.!?]+?)(?P<end>[.!?]*)",
+    re.IGNORECASE,
+)
+# each language's wish, in lower case and without accents -> its row (the first that has it)
+_WISH = {lang: {} for lang in WISHES[0]}
+for _row in WISHES:
+    for _lang, _forms in _row.items():
+        for _form in _forms:
+            _WISH[_lang].setdefault(strip_accents(_form.lower()), _row)
+# a letter and the letters typed for it when accents are left out ("prospero", "navidad")
+_LOOSE = {"a": "[aáàâ]", "e": "[eéèê]", "i": "[iíî]", "o": "[oóô]", "u": "[uúüû]", "n": "[nñ]",
+          "c": "[cç]"}  # fmt: skip
+
+
+def _loosely(form: str) -> str:
+    """A pattern of ``form`` (without accents) that matches it with or without them."""
+    return "".join(_LOOSE.get(c, re.escape(c)) for c in form)
+
+
+# the first words of each language's wishes (without accents): a line that opens with none of
+# them is no wish, without trying the patterns below (7 us a line)
+_WISH_FIRST = {lang: {form.split()[0] for form in forms} for lang, forms in _WISH.items()}
+_AND = {"en": "and", "es": "y", "fr": "et"}
+_TO_ALL = {"en": ("to all", "to everyone"), "es": ("a todos", "a todas"), "fr": ("à tous",)}
+
+
+def _may_wish(text: str, lang: str) -> bool:
+    """Whether ``text`` opens with the first word of one of ``lang``'s wishes."""
+    return _opens_with(text, _WISH_FIRST[lang])
+
+
+def _opens_with(text: str, words: set[str]) -> bool:
+    """Whether the first word of ``text``, in lower case and without accents, is one of
+    ``words``."""
+    first = _FIRST_WORD.search(text)
+    if first is None:
+        return False
+    word = first.group().lower()
+    return word in words or not word.isascii() and strip_accents(word) in words
+
+
+_FIRST_WORD = re.compile(r"[^\W\d_]+")
+
+
+def _wishes(lang: str) -> str:
+    """A pattern of ``lang``'s wishes joined by "and" ("¡Feliz Navidad y próspero Año
+    Nuevo")."""
+    forms = "|".join(map(_loosely, sorted(_WISH[lang], key=len, reverse=True)))
+    return rf"¡?(?P<wishes>(?:{forms})(?:,? (?:and|y|e|et) (?:a )?(?:{forms}))*)"
+
+
+# a line of wishes, perhaps to all, and its end; a wish and a comma opening a sentence
+_WISH_LINE = {
+    lang: re.compile(
+        rf"{_wishes(lang)}(?: (?P<all>{'|'.join(_TO_ALL[lang])}))?(?P<end>[.!]*)", re.IGNORECASE
+    )
+    for lang in _WISH
+}
+_WISH_OPENING = {lang: re.compile(rf"{_wishes(lang)}!?,(?=\s+\S)", re.I) for lang in _WISH}
+# the wish a language's model reads best before a comma, given in place of the wish opening a
+# sentence there: the bundled es -> en model translated "¡Feliz cumpleaños, X!" well for 10 of
+# 13 X ("Happy birthday, boys!"), and "X!" alone for 3 ("chicos!" -> "Go!", "abuela!" ->
+# "Fire!"); without one (en -> fr read "Grandma!" and "guys!" alone well), the wish is cut from
+# the rest as a greeting is
+WISH_STAND_INS = {"es": "Feliz cumpleaños"}
+
+
+def wish_end(sentence: str, language: str | None) -> int | None:
+    """Where the wish and comma opening ``sentence`` end ("Happy birthday," of "Happy birthday,
+    Grandma!"), if words follow them, to be cut from the rest (heedful.pauses); None if it opens
+    with none, or the language gives such a wish as its stand-in (``opening_wish``)."""
+    if language not in _WISH or language in WISH_STAND_INS or not _may_wish(sentence, language):
+        return None
+    found = _WISH_OPENING[language].match(sentence)
+    return None if found is None else found.end()
+
+
+def wish_formula(line: str, source: str | None, target: str | None) -> str | None:
+    """The target language's form of a line of ``WISHES`` ("¡Feliz Navidad y próspero Año
+    Nuevo!" -> "Merry Christmas and happy New Year!", "Merry Christmas to all." -> "Joyeux Noël
+    à tous."), with its end; None if ``line`` is no such line."""
+    if source not in _WISH_LINE or target not in _WISH or not _may_wish(line, source):
+        return None
+    found = _WISH_LINE[source].fullmatch(line.strip())
+    if found is None:
+        return None
+    text = _written_wishes(found["wishes"], source, target)
+    if found["all"]:
+        text += " " + _TO_ALL[target][0]
+    text = _ended(text, found["end"][:1], target)
+    return text.upper() if line.strip().lstrip("¡").isupper() else text
+
+
+def opening_wish(
+    sentence: str, source: str | None, target: str | None
+) -> tuple[Span, str, dict[str, str]] | None:
+    """The wishes opening ``sentence`` before a comma and more words ("Buen viaje" of "¡Buen
+    viaje, chicos!"), where ``source`` has a stand-in (``WISH_STAND_INS``) and they are not it
+    as written ("feliz cumpleanos" is given as "Feliz cumpleaños"): their span, the stand-in
+    to give the model in their place (in capitals, if they are), and each way the target may
+    write the stand-in with what it becomes there ("Happy birthday" -> "Have a nice trip")."""
+    stand_in = WISH_STAND_INS.get(source or "")
+    if stand_in is None or target not in _WISH or not _may_wish(sentence, source):
+        return None
+    found = _WISH_OPENING[source].match(sentence)
+    if found is None:
+        return None
+    capitals = found["wishes"].isupper()
+    given = stand_in.upper() if capitals else stand_in
+    if found["wishes"] == given:  # as the model reads it best already
+        return None
+    written = _written_wishes(found["wishes"], source, target)
+    forms = _WISH[source][strip_accents(stand_in.lower())][target]
+    return found.span("wishes"), given, {f: written.upper() if capitals else written for f in forms}
+
+
+def _written_wishes(wishes: str, source: str, target: str) -> str:
+    """Wishes joined by "and" (``source``'s, one of ``_wishes``) as ``target`` writes them:
+    each row's first form, the later ones in lower case but in English ("Joyeux Noël et bonne
+    année", "Merry Christmas and Happy New Year")."""
+    parts = re.split(r",? (?:and|y|e|et) (?:a )?", wishes, flags=re.IGNORECASE)
+    written = [_WISH[source][strip_accents(part.lower())][target][0] for part in parts]
+    later = [w if target == "en" else w[0].lower() + w[1:] for w in written[1:]]
+    return f" {_AND[target]} ".join([written[0], *later])
+
+
+def saying_formula(line: str, source: str | None, target: str | None) -> str | None:
+    """The target language's form of a line that is one of ``SAYINGS`` ("¿Qué tal?" -> "How
+    are you?", typed "que tal" -> "How are you"), perhaps after a hello ("Hi, how are you?" ->
+    "Salut, comment allez-vous ?"), with the line's end; None if it is none."""
+    if source not in _SAYING or target not in _SAYING or len(line) > _SAYING_LONGEST:
+        return None  # most lines: longer than any hello and saying
+    if not _opens_with(line, _SAYING_FIRST[source]):
+        return None
+    found = _SAYING_LINE.fullmatch(line.strip())
+    row = found and _SAYING[source].get(strip_accents(found["words"].strip().lower()))
+    if not row:
+        return None
+    text, end = row[target][0], found["end"][:1]
+    hello = found["hello"]
+    if hello is not None and hello.lower() not in (w.lower() for w in HELLOS[source]):
+        return None  # another language's hello
+    if hello is not None:  # "Salut, comment ça va ?"
+        text = text[0].lower() + text[1:]
+    text = _ended(text, end, target)
+    if hello is not None:
+        text = f"{HELLOS[target][0]}, {text}"
+    return text.upper() if found["words"].isupper() else text
+
+
+def _ended(text: str, end: str, target: str) -> str:
+    """``text`` ended with ``end`` ("", ".", "!" or "?") as ``target`` writes it: Spanish opens
+    "¡" and "¿" too, French puts a space before "!" and "?" ("Joyeux Noël !")."""
+    if end not in ("!", "?"):
+        return text + end
+    if target == "es":
+        text = ("¿" if end == "?" else "¡") + text
+    return f"{text} {end}" if target == "fr" else text + end
