@@ -52,6 +52,15 @@ WISHES = [
     {"en": ("Have a nice weekend", "Have a good weekend", "Enjoy your weekend"),
      "es": ("Buen fin de semana", "Feliz fin de semana"), "fr": ("Bon week-end", "Bon weekend")},
 ]  # fmt: skip
+_FIRST_WORD = re.compile(r"[^\W\d_]+")
+
+
+def _first_word(text: str) -> str:
+    """The first word of ``text`` as the tables are looked up: in lower case, without accents,
+    its letters only ("What" of "What's up")."""
+    return strip_accents(_FIRST_WORD.search(text).group().lower())
+
+
 # what people say to each other, whole lines only ("¿Qué tal?"), a row each as ``WISHES``; the
 # bundled models wrote "¿Qué tal?" -> "How about?", "¿Qué pasa?" -> "What's that about?", "Nice
 # to meet you." -> "Conduisez-vous à vous rencontrer.", "Hi, how are you?" -> "Salut, comment
@@ -81,7 +90,7 @@ _SAYING = {
 HELLOS = {"en": ("Hi", "Hello", "Hey"), "es": ("Hola", "Oye"), "fr": ("Salut", "Bonjour")}
 # the first words of each language's sayings and hellos (in lower case, without accents)
 _SAYING_FIRST = {
-    lang: {form.split()[0] for form in forms} | {strip_accents(w.lower()) for w in HELLOS[lang]}
+    lang: {_first_word(form) for form in forms} | {_first_word(w) for w in HELLOS[lang]}
     for lang, forms in _SAYING.items()
 }
 _SAYING_LONGEST = 2 * max(len(f) for row in SAYINGS for forms in row.values() for f in forms)
@@ -108,7 +117,7 @@ def _loosely(form: str) -> str:
 
 # the first words of each language's wishes (without accents): a line that opens with none of
 # them is no wish, without trying the patterns below (7 us a line)
-_WISH_FIRST = {lang: {form.split()[0] for form in forms} for lang, forms in _WISH.items()}
+_WISH_FIRST = {lang: {_first_word(form) for form in forms} for lang, forms in _WISH.items()}
 _AND = {"en": "and", "es": "y", "fr": "et"}
 _TO_ALL = {"en": ("to all", "to everyone"), "es": ("a todos", "a todas"), "fr": ("à tous",)}
 
@@ -124,11 +133,8 @@ def _opens_with(text: str, words: set[str]) -> bool:
     first = _FIRST_WORD.search(text)
     if first is None:
         return False
-    word = first.group().lower()
+    word = first.group().lower()  # without accents only where it has any: most words have none
     return word in words or not word.isascii() and strip_accents(word) in words
-
-
-_FIRST_WORD = re.compile(r"[^\W\d_]+")
 
 
 def _wishes(lang: str) -> str:
