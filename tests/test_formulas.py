@@ -24,6 +24,10 @@ def test_a_closing_becomes_its_rows_form_in_the_target_language():
     assert letter_formula("Best wishes!", None, "en", "fr") is None  # a sentence
     assert letter_formula("Kind regards.", ",", "en", "de") is None  # no table for German
     assert letter_formula("Best regards to Tom.", None, "en", "fr") is None
+    # greetings to many are such lines too
+    assert letter_formula("Dear customers.", ",", "en", "fr") == "Chers clients"
+    assert letter_formula("Estimados clientes.", ":", "es", "en") == "Dear customers"
+    assert letter_formula("Hola a todos.", ",", "es", "en") == "Hi everyone"
 
 
 def test_a_greeting_gets_the_target_word_for_its_name():
@@ -39,7 +43,8 @@ def test_a_greeting_gets_the_target_word_for_its_name():
     assert greeting("Querida Ana.", ":", "es", "fr") == "Chère Ana"
     assert greeting("Estimado Sr. Gómez.", ":", "es", "en") == "Dear Mr. Gómez"
     # no name, or more than a greeting: not a formula
-    assert greeting("Dear all.") is None
+    assert greeting("Dear all.") == "Estimados todos"  # a greeting to many (GROUP_GREETINGS)
+    assert greeting("Dear me.") is None
     assert greeting("Querido amigo.", source="es", target="en") is None
     assert greeting("Dear Tom, how are you?", None) is None
     assert greeting("Dear Tom.", None) is None  # a greeting ends with its comma or colon
@@ -74,7 +79,8 @@ def test_an_opening_greeting_before_a_comma_ends_where_its_comma_does():
     assert greeting_end("Hola chicos, ¿qué tal?", "es") == len("Hola chicos,")
     assert greeting_end("Querida Ana: ¡gracias!", "es") == len("Querida Ana:")
     assert greeting_end("Dear Anna, thank you!", "en") == len("Dear Anna,")
-    assert greeting_end("Dear all, thank you!", "en") is None  # no name
+    assert greeting_end("Dear all, thank you!", "en") == len("Dear all,")  # to many
+    assert greeting_end("Dear me, what a day!", "en") is None  # no name
     assert greeting_end("Un abrazo, Pablo", "es") == len("Un abrazo,")
     assert greeting_end("Best regards, John Smith", "en") == len("Best regards,")
     assert greeting_end("Love, you know me", "en") is None  # no signature
@@ -115,6 +121,17 @@ def test_a_sentence_after_an_opening_greeting_goes_on_in_lower_case(bundled):
         ),
         ("es-en", "Hola Marta, ¿cómo estás?", "Hi Marta, how are you?"),
         ("en-fr", "Thanks, Louis", "Merci, Louis"),  # "Grâce, plus fort"
+        # "De nos clients, le magasin...", "Estimados clients, the shop..."
+        (
+            "en-fr",
+            "Dear customers, the store will be closed on Monday.",
+            "Chers clients, le magasin sera fermé le lundi.",
+        ),
+        (
+            "es-en",
+            "Estimados clientes: la tienda estará cerrada el lunes.",
+            "Dear customers: The store will be closed on Monday.",
+        ),
     ],
 )
 def test_a_letter_on_one_line_translates_part_by_part_on_the_bundled_models(

@@ -62,9 +62,29 @@ CLOSINGS = [
         "fr": ("Bises", "Bisous", "Grosses bises", "Je t'embrasse", "Affectueusement"),
     },
 ]  # fmt: skip
+# greetings to many, as the line opening a letter or a notice, a row each as ``CLOSINGS``: the
+# models wrote "Dear customers," -> "Les clients sont,", "Estimados clientes:" -> "Estimados
+# clients:", "Queridos amigos," -> "Hurry friends,"
+GROUP_GREETINGS = [
+    {"en": ("Dear all",), "es": ("Estimados todos", "Queridos todos"), "fr": ("Bonjour à tous",)},
+    {"en": ("Hi everyone", "Hi all", "Hello everyone", "Hello all"), "es": ("Hola a todos",),
+     "fr": ("Bonjour à tous", "Salut à tous")},
+    {"en": ("Dear customers", "Dear clients"), "es": ("Estimados clientes", "Queridos clientes"),
+     "fr": ("Chers clients",)},
+    {"en": ("Dear colleagues",),
+     "es": ("Estimados compañeros", "Queridos compañeros", "Estimados colegas"),
+     "fr": ("Chers collègues",)},
+    {"en": ("Dear friends",), "es": ("Queridos amigos", "Estimados amigos"), "fr": ("Chers amis",)},
+    {"en": ("Ladies and gentlemen",), "es": ("Señoras y señores", "Damas y caballeros"),
+     "fr": ("Mesdames et messieurs",)},
+]  # fmt: skip
 # each language's closing, in lower case -> its row
 _CLOSING = {
     lang: {form.lower(): row for row in CLOSINGS for form in row[lang]} for lang in CLOSINGS[0]
+}
+_GROUP = {
+    lang: {form.lower(): row for row in GROUP_GREETINGS for form in row[lang]}
+    for lang in GROUP_GREETINGS[0]
 }
 # a greeting's word: (to a man, to a woman), familiar then formal (before a title)
 GREETINGS = {
@@ -102,6 +122,10 @@ _GREETING_OPENING = {
     lang: re.compile(rf"{pattern.pattern.removesuffix('[.!]?')}[,:](?=\s+\S)", re.IGNORECASE)
     for lang, pattern in _GREETING.items()
 }
+_GROUP_OPENING = {  # "Dear customers, the store..."
+    lang: re.compile(rf"(?i:{'|'.join(map(re.escape, table))})[,:](?=\s+\S)")
+    for lang, table in _GROUP.items()
+}
 _CLOSING_BEFORE_NAME = {
     lang: re.compile(
         rf"(?i:{'|'.join(map(re.escape, sorted(table, key=len, reverse=True)))}),"
@@ -125,6 +149,9 @@ def greeting_end(sentence: str, language: str | None) -> int | None:
         return wish
     if language not in _GREETING_OPENING:
         return None
+    found = _GROUP_OPENING[language].match(sentence)
+    if found is not None:
+        return found.end()
     found = _GREETING_OPENING[language].match(sentence)
     if found is not None and all(w[0].isupper() for w in found["name"].split()):
         return found.end()  # "Dear Anna," not "Dear all,"
@@ -149,7 +176,7 @@ def letter_formula(
         return None
     bare = line.rstrip(".!").strip()
     capitals = bare.isupper()  # "DEAR JOHN," -> "CHER JOHN,"
-    row = _CLOSING[source].get(bare.lower())
+    row = _CLOSING[source].get(bare.lower()) or _GROUP[source].get(bare.lower())
     if row is not None and (" " in bare or mark is not None):  # "Love." may be a sentence
         return row[target][0].upper() if capitals else row[target][0]
     greeting = _GREETING[source].fullmatch(line.strip())
