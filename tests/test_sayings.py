@@ -106,6 +106,14 @@ def test_a_line_that_is_a_saying_becomes_the_target_language_s_with_the_line_s_e
         ("es-en", "Hola, ¿qué tal?", "Hi, how are you?"),
         ("es-en", "¿Qué pasa?", "What's up?"),
         ("en-fr", "Nice to meet you.", "Enchanté."),
+        # a notice's: "Disculpen disturbs.", "Nous présentons nos excuses pour n'importe quel
+        # désagrément."
+        ("es-en", "Disculpen las molestias.", "Sorry for the inconvenience."),
+        (
+            "en-fr",
+            "We apologize for any inconvenience.",
+            "Veuillez nous excuser pour la gêne occasionnée.",
+        ),
         ("en-fr", "Hi, how are you?", "Salut, comment allez-vous ?"),
     ],
 )

@@ -64,7 +64,8 @@ def _first_word(text: str) -> str:
 # what people say to each other, whole lines only ("¿Qué tal?"), a row each as ``WISHES``; the
 # bundled models wrote "¿Qué tal?" -> "How about?", "¿Qué pasa?" -> "What's that about?", "Nice
 # to meet you." -> "Conduisez-vous à vous rencontrer.", "Hi, how are you?" -> "Salut, comment
-# es-tu ?" (its forms below are without their marks: the line's are put back)
+# es-tu ?", "Disculpen las molestias." -> "Disculpen disturbs." (its forms below are without
+# their marks: the line's are put back)
 SAYINGS = [
     {"en": ("How are you", "How's it going", "How are you doing"),
      "es": ("Qué tal", "Qué tal estás", "Cómo estás", "Cómo te va", "Qué tal todo", "Cómo va",
@@ -79,6 +80,14 @@ SAYINGS = [
     {"en": ("Long time no see",), "es": ("Cuánto tiempo sin verte", "Cuánto tiempo"),
      "fr": ("Ça fait longtemps",)},
     {"en": ("You're welcome",), "es": ("De nada",), "fr": ("De rien",)},
+    {"en": ("Sorry for the inconvenience", "We apologize for any inconvenience",
+            "We apologize for the inconvenience", "Apologies for the inconvenience"),
+     "es": ("Disculpen las molestias", "Perdón por las molestias", "Disculpe las molestias",
+            "Sentimos las molestias"),
+     "fr": ("Veuillez nous excuser pour la gêne occasionnée", "Désolé pour le dérangement")},
+    {"en": ("Thank you for your understanding", "Thanks for your understanding"),
+     "es": ("Gracias por su comprensión", "Gracias por tu comprensión"),
+     "fr": ("Merci de votre compréhension", "Merci pour votre compréhension")},
     {"en": ("See you tomorrow",), "es": ("Hasta mañana",), "fr": ("À demain",)},
 ]  # fmt: skip
 # each language's saying, in lower case and without accents -> its row
