@@ -24,6 +24,10 @@ def test_a_closing_becomes_its_rows_form_in_the_target_language():
     assert letter_formula("Best wishes!", None, "en", "fr") is None  # a sentence
     assert letter_formula("Kind regards.", ",", "en", "de") is None  # no table for German
     assert letter_formula("Best regards to Tom.", None, "en", "fr") is None
+    # e-mail's short closings: "Best," gave "Bon,", "Cheers," "Les chers,"
+    assert letter_formula("Best.", ",", "en", "fr") == "Cordialement"
+    assert letter_formula("Cheers.", ",", "en", "es") == "Gracias"
+    assert letter_formula("Best.", None, "en", "fr") is None  # a sentence
     # greetings to many are such lines too
     assert letter_formula("Dear customers.", ",", "en", "fr") == "Chers clients"
     assert letter_formula("Estimados clientes.", ":", "es", "en") == "Dear customers"

@@ -109,6 +109,8 @@ def test_a_line_that_is_a_saying_becomes_the_target_language_s_with_the_line_s_e
         # a notice's: "Disculpen disturbs.", "Nous présentons nos excuses pour n'importe quel
         # désagrément."
         ("es-en", "Disculpen las molestias.", "Sorry for the inconvenience."),
+        # "Faire attention à vos nouvelles."
+        ("en-fr", "Looking forward to hearing from you.", "Dans l'attente de votre réponse."),
         (
             "en-fr",
             "We apologize for any inconvenience.",

@@ -40,7 +40,7 @@ from heedful.sayings import saying_formula, wish_end, wish_formula
 CLOSINGS = [
     {  # neutral, as in most letters and e-mails
         "en": ("Best regards", "Kind regards", "Regards", "Warm regards", "Best wishes",
-               "All the best"),
+               "All the best", "Best"),
         "es": ("Un saludo", "Saludos", "Un cordial saludo", "Saludos cordiales", "Cordialmente",
                "Un saludo cordial"),
         "fr": ("Cordialement", "Bien cordialement", "Bien à vous", "Meilleures salutations"),
@@ -52,7 +52,7 @@ CLOSINGS = [
         "fr": ("Salutations distinguées", "Respectueusement", "Sincères salutations"),
     },
     {  # thanks, signing a message ("Thanks, Louis": "Grâce, plus fort" before)
-        "en": ("Thanks", "Thank you", "Many thanks", "Thanks a lot", "Thanks again"),
+        "en": ("Thanks", "Thank you", "Many thanks", "Thanks a lot", "Thanks again", "Cheers"),
         "es": ("Gracias", "Muchas gracias", "Mil gracias"),
         "fr": ("Merci", "Merci beaucoup", "Mille mercis"),
     },
