@@ -52,15 +52,6 @@ WISHES = [
     {"en": ("Have a nice weekend", "Have a good weekend", "Enjoy your weekend"),
      "es": ("Buen fin de semana", "Feliz fin de semana"), "fr": ("Bon week-end", "Bon weekend")},
 ]  # fmt: skip
-_FIRST_WORD = re.compile(r"[^\W\d_]+")
-
-
-def _first_word(text: str) -> str:
-    """The first word of ``text`` as the tables are looked up: in lower case, without accents,
-    its letters only ("What" of "What's up")."""
-    return strip_accents(_FIRST_WORD.search(text).group().lower())
-
-
 # what people say to each other, whole lines only ("¿Qué tal?"), a row each as ``WISHES``; the
 # bundled models wrote "¿Qué tal?" -> "How about?", "¿Qué pasa?" -> "What's that about?", "Nice
 # to meet you." -> "Conduisez-vous à vous rencontrer.", "Hi, how are you?" -> "Salut, comment
@@ -94,13 +85,38 @@ SAYINGS = [
      "fr": ("Merci de votre compréhension", "Merci pour votre compréhension")},
     {"en": ("See you tomorrow",), "es": ("Hasta mañana",), "fr": ("À demain",)},
 ]  # fmt: skip
-# each language's saying, in lower case and without accents -> its row
-_SAYING = {
-    lang: {strip_accents(form.lower()): row for row in SAYINGS for form in row[lang]}
-    for lang in SAYINGS[0]
-}
 # a saying may follow a hello and its comma ("Hi, how are you?"), written the target's way
 HELLOS = {"en": ("Hi", "Hello", "Hey"), "es": ("Hola", "Oye"), "fr": ("Salut", "Bonjour")}
+
+
+def _by_form(rows: list[dict[str, tuple[str, ...]]]) -> dict[str, dict]:
+    """Each language's forms of ``rows``, in lower case and without accents, -> its row (the
+    first that has it)."""
+    found: dict[str, dict] = {lang: {} for lang in rows[0]}
+    for row in rows:
+        for lang, forms in row.items():
+            for form in forms:
+                found[lang].setdefault(_key(form), row)
+    return found
+
+
+_FIRST_WORD = re.compile(r"[^\W\d_]+")
+
+
+def _key(text: str) -> str:
+    """``text`` as the tables are looked up: in lower case, without accents (where it has
+    any: most lines have none, and taking them off costs more than the rest)."""
+    text = text.lower()
+    return text if text.isascii() else strip_accents(text)
+
+
+def _first_word(text: str) -> str:
+    """The first word of ``text`` as the tables are looked up: in lower case, without accents,
+    its letters only ("What" of "What's up")."""
+    return _key(_FIRST_WORD.search(text).group())
+
+
+_SAYING = _by_form(SAYINGS)
 # the first words of each language's sayings and hellos (in lower case, without accents)
 _SAYING_FIRST = {
     lang: {_first_word(form) for form in forms} | {_first_word(w) for w in HELLOS[lang]}
@@ -109,15 +125,10 @@ _SAYING_FIRST = {
 _SAYING_LONGEST = 2 * max(len(f) for row in SAYINGS for forms in row.values() for f in forms)
 _SAYING_LINE = re.compile(
     rf"(?:(?P<hello>{'|'.join(w for words in HELLOS.values() for w in words)}),? )?"
-    r"(?P<open>[¡¿]?)(?P<words>[^¡¿.!?]+?)(?P<end>[.!?]*)",
+    r"[¡¿]?(?P<words>[^¡¿.!?]+?)(?P<end>[.!?]*)",
     re.IGNORECASE,
 )
-# each language's wish, in lower case and without accents -> its row (the first that has it)
-_WISH = {lang: {} for lang in WISHES[0]}
-for _row in WISHES:
-    for _lang, _forms in _row.items():
-        for _form in _forms:
-            _WISH[_lang].setdefault(strip_accents(_form.lower()), _row)
+_WISH = _by_form(WISHES)
 # a letter and the letters typed for it when accents are left out ("prospero", "navidad")
 _LOOSE = {"a": "[aáàâ]", "e": "[eéèê]", "i": "[iíî]", "o": "[oóô]", "u": "[uúüû]", "n": "[nñ]",
           "c": "[cç]"}  # fmt: skip
@@ -144,10 +155,7 @@ def _opens_with(text: str, words: set[str]) -> bool:
     """Whether the first word of ``text``, in lower case and without accents, is one of
     ``words``."""
     first = _FIRST_WORD.search(text)
-    if first is None:
-        return False
-    word = first.group().lower()  # without accents only where it has any: most words have none
-    return word in words or not word.isascii() and strip_accents(word) in words
+    return first is not None and _key(first.group()) in words
 
 
 def _wishes(lang: str) -> str:
@@ -218,7 +226,7 @@ def opening_wish(
     if found["wishes"] == given:  # as the model reads it best already
         return None
     written = _written_wishes(found["wishes"], source, target)
-    forms = _WISH[source][strip_accents(stand_in.lower())][target]
+    forms = _WISH[source][_key(stand_in)][target]
     return found.span("wishes"), given, {f: written.upper() if capitals else written for f in forms}
 
 
@@ -227,7 +235,7 @@ def _written_wishes(wishes: str, source: str, target: str) -> str:
     each row's first form, the later ones in lower case but in English ("Joyeux Noël et bonne
     année", "Merry Christmas and Happy New Year")."""
     parts = re.split(r",? (?:and|y|e|et) (?:a )?", wishes, flags=re.IGNORECASE)
-    written = [_WISH[source][strip_accents(part.lower())][target][0] for part in parts]
+    written = [_WISH[source][_key(part)][target][0] for part in parts]
     later = [w if target == "en" else w[0].lower() + w[1:] for w in written[1:]]
     return f" {_AND[target]} ".join([written[0], *later])
 
@@ -241,7 +249,7 @@ def saying_formula(line: str, source: str | None, target: str | None) -> str | N
     if not _opens_with(line, _SAYING_FIRST[source]):
         return None
     found = _SAYING_LINE.fullmatch(line.strip())
-    row = found and _SAYING[source].get(strip_accents(found["words"].strip().lower()))
+    row = found and _SAYING[source].get(_key(found["words"].strip()))
     if not row:
         return None
     text, end = row[target][0], found["end"][:1]
