@@ -1558,6 +1558,15 @@ def test_a_long_sentence_translates_clause_by_clause_on_the_bundled_models(bundl
     assert all(found.text[slice(*k.target)] == k.target_word for k in found.alignment)
 
 
+def test_a_pause_ends_with_its_text_and_its_line(bundled):
+    """Before: "q tal?" after a text ending with a comma gave "how are you?", and "me llamo
+    Ana." on the line after "Hola," "my name is Ana.": each read as going on after a pause."""
+    es_en = bundled["es-en"]
+    assert es_en.translate(["we went home,", "q tal?"])[1] == "How are you?"
+    assert es_en.translate(["Hola,\nme llamo Ana."]) == ["Hi,\nMy name is Ana."]
+    assert es_en.translate(["Hola, me llamo Ana."]) == ["Hi, my name is Ana."]  # one line
+
+
 def test_the_part_after_a_pause_translates_as_a_sentence_does(bundled):
     """Given in lower case, the models dropped or misread its first word: "I don't know... you
     may tomorrow.", "Je ne sais pas... peut-être que demain."."""

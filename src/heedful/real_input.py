@@ -159,7 +159,7 @@ def _translate_plain(
     todo = [i for i, formula in enumerate(formulas) if formula is None]
     # after a greeting's comma or "...", the sentence goes on ("Hola, | me llamo Ana."): the part
     # after the pause is given opening with a capital, as the models read sentences best
-    pause = [k > 0 and marks[k - 1] in PAUSE_MARKS for k in range(len(marks))]
+    pause = _after_pause(paragraphs, marks)
     lexicon = translator.lexicon
     given = [opened(sentences[i], lexicon) if pause[i] else sentences[i] for i in todo]
     capitals = [in_capitals[i] for i in todo]
@@ -189,6 +189,21 @@ def _translate_plain(
     for p in paragraphs:
         parts, at = found[at : at + len(p.spans)], at + len(p.spans)
         out.append(paragraph_n_best(p, parts, options.n_best, alignments))
+    return out
+
+
+def _after_pause(paragraphs: list[Paragraph], marks: list[str | None]) -> list[bool]:
+    """For each sentence of ``paragraphs`` (``marks``: the mark each ended with in place of its
+    own, ``_open_end``), whether it goes on after a pause: the sentence before it, in its
+    text and on its line, ended with a pause's mark ("Hola, | me llamo Ana."). A text ending
+    with a comma is no pause before the next text ("we went home," | "q tal?" gave "how are
+    you?"), nor is a line before the next line."""
+    out, at = [], 0
+    for p in paragraphs:
+        for k, (start, _) in enumerate(p.spans):
+            before = marks[at + k - 1] if k else None
+            out.append(before in PAUSE_MARKS and "\n" not in p.text[p.spans[k - 1][1] : start])
+        at += len(p.spans)
     return out
 
 
