@@ -12,6 +12,7 @@ import torch
 from heedful import native, search
 from heedful.attention import MultiHeadAttention
 from heedful.bundled import model_dir
+from heedful.inference import ReLUOutputLinear
 from heedful.kv_cache import BeamKeyValue, KeyValue
 from heedful.translator import Translator
 
@@ -298,3 +299,82 @@ def test_beam_candidates_fewer_than_asked_come_last_as_minus_infinity(monkeypatc
     torch.testing.assert_close(fast[:, :4], plain[:, :4])
     assert ((fast_index[:, :4] % 3) == 2).all()
     assert ((0 <= fast_index) & (fast_index < 12)).all()  # -inf ones still point somewhere real
+
+
+def relu_outputs(rows: int, inner: int, zeros: float) -> torch.Tensor:
+    """What a ReLU gives: ``zeros`` of the values exactly 0, the rest positive."""
+    h = torch.rand(rows, inner) * 3
+    return h.masked_fill(torch.rand(rows, inner) < zeros, 0.0)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("out", [256, 300, 40], ids=["one register block", "a block and a rest",
+                                                     "narrow"])  # fmt: skip
+@pytest.mark.parametrize("zeros", [0.95, 0.0, 1.0], ids=["sparse", "dense", "all zero"])
+def test_relu_linear_equals_the_product(threads, out, zeros):
+    torch.manual_seed(5)
+    inner = 1000  # not a multiple of 16: the last values are read one by one
+    h, w, b = relu_outputs(7, inner, zeros), torch.randn(out, inner), torch.randn(out)
+    previous = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        y = native.relu_linear(h, w.t().contiguous(), b)
+        unbiased = native.relu_linear(h, w.t().contiguous(), None)
+    finally:
+        torch.set_num_threads(previous)
+    expected = (h.double() @ w.double().t()).float()
+    torch.testing.assert_close(y, expected + b, atol=1e-4, rtol=1e-5)
+    torch.testing.assert_close(unbiased, expected, atol=1e-4, rtol=1e-5)
+
+
+def test_relu_linear_gives_a_row_the_same_bits_alone_or_beside_others():
+    torch.manual_seed(6)
+    h, wt, b = relu_outputs(9, 512, 0.9), torch.randn(512, 256), torch.randn(256)
+    together = native.relu_linear(h, wt, b)
+    for row in range(9):
+        assert torch.equal(native.relu_linear(h[row : row + 1], wt, b), together[row : row + 1])
+    # a batch of [B, T, inner], and rows that are not contiguous (a slice of wider ones)
+    wide = torch.cat([h, torch.randn(9, 3)], dim=1)[:, :512]
+    assert torch.equal(native.relu_linear(wide, wt, b), together)
+    assert torch.equal(native.relu_linear(h.view(3, 3, 512), wt, b), together.view(3, 3, 256))
+
+
+def test_relu_linear_lets_nan_and_infinity_through():
+    h, wt = torch.zeros(3, 64), torch.ones(64, 256)
+    h[0, 17], h[1, 63] = float("nan"), float("inf")
+    y = native.relu_linear(h, wt, None)
+    assert y[0].isnan().all() and (y[1] == float("inf")).all() and (y[2] == 0).all()
+
+
+def test_relu_linear_refuses_what_it_would_read_wrongly():
+    h, wt = torch.rand(2, 64), torch.randn(64, 32)
+    with pytest.raises(ValueError, match="h: shape"):
+        native.relu_linear(torch.rand(2, 63), wt, None)
+    with pytest.raises(ValueError, match="weight_t: strides"):
+        native.relu_linear(h, torch.randn(32, 64).t(), None)
+    with pytest.raises(ValueError, match="weight_t: expected a contiguous"):
+        native.relu_linear(h, torch.randn(64, 40)[:, :32], None)
+    with pytest.raises(ValueError, match="bias: shape"):
+        native.relu_linear(h, wt, torch.zeros(31))
+    with pytest.raises(ValueError, match="h: dtype float64"):
+        native.relu_linear(h.double(), wt, None)
+
+
+def test_a_relu_model_built_for_inference_takes_the_sparse_product(monkeypatch):
+    translator = Translator.load(model_dir("es-en"))
+    feed_forward = translator.model.decoder.layers[0].ffn
+    assert isinstance(feed_forward.w_2, ReLUOutputLinear)
+    calls = []
+    kernel = native.relu_linear
+    monkeypatch.setattr(native, "relu_linear", lambda *a: calls.append(1) or kernel(*a))
+    x = torch.randn(5, 256)
+    with torch.inference_mode():
+        sparse = feed_forward(x)
+        monkeypatch.setenv("HEEDFUL_NATIVE", "0")
+        dense = feed_forward(x)
+    assert len(calls) == 1  # the second went to oneDNN
+    torch.testing.assert_close(sparse, dense, atol=1e-4, rtol=1e-5)
+    monkeypatch.setenv("HEEDFUL_NATIVE", "1")
+    x.requires_grad_(True)  # under autograd: the dense product, which has a gradient
+    feed_forward(x).sum().backward()
+    assert x.grad is not None and len(calls) == 1
