@@ -301,6 +301,33 @@ def test_beam_candidates_fewer_than_asked_come_last_as_minus_infinity(monkeypatc
     assert ((0 <= fast_index) & (fast_index < 12)).all()  # -inf ones still point somewhere real
 
 
+@pytest.mark.parametrize("forced", [False, True])
+def test_greedy_choice_takes_min_length_row_by_row(monkeypatch, forced):
+    torch.manual_seed(8)
+    n, V, eos = 6, 500, 2
+    logits = torch.randn(n, V)
+    logits[:, eos] = 9.0  # EOS is every row's best token
+    allowed = torch.tensor([True, False, True, False, False, True])
+    last = torch.tensor([False, True, False, False, False, False]) if forced else None
+    masks = dict(banned=[5], eos_id=eos, allow_eos=allowed, last=last)
+    log_probs = -torch.rand(n)
+    chosen, scores = search.greedy_choice(logits, log_probs, **masks)
+    monkeypatch.setenv("HEEDFUL_NATIVE", "0")
+    plain_chosen, plain_scores = search.greedy_choice(logits, log_probs, **masks)
+    assert torch.equal(chosen, plain_chosen)
+    torch.testing.assert_close(scores, plain_scores)
+    ends = allowed | (last if forced else False)  # a forced row ends though it is early
+    assert torch.equal(chosen == eos, ends)
+    second = logits.clone()
+    second[:, [eos, 5]] = float("-inf")
+    expected = torch.where(ends, eos, second.argmax(1))
+    assert torch.equal(chosen, expected)
+    expected_scores = log_probs + logits.log_softmax(1).gather(1, expected[:, None]).squeeze(1)
+    if forced:
+        expected_scores[1] = log_probs[1]  # forced EOS costs nothing
+    torch.testing.assert_close(scores, expected_scores)
+
+
 def relu_outputs(rows: int, inner: int, zeros: float) -> torch.Tensor:
     """What a ReLU gives: ``zeros`` of the values exactly 0, the rest positive."""
     h = torch.rand(rows, inner) * 3

@@ -36,7 +36,7 @@ from heedful.aligning import Trails
 from heedful.kv_cache import BeamKeyValue, KeyValue, beams_from, regrouped
 from heedful.masks import pad
 from heedful.model import DecoderCache, Memory
-from heedful.search import NEG_INF, Hypothesis, top_k
+from heedful.search import Hypothesis, greedy_choice
 
 
 @dataclass
@@ -162,25 +162,20 @@ def greedy(
     cache = first_cache(slots, waiting.width, room=2 * max(max_lengths), device=device)
     inputs = torch.full((len(slots), 1), config.start_id, dtype=torch.long, device=device)
     log_probs = torch.zeros(len(slots))
-    banned_ids = torch.tensor(list(banned), dtype=torch.long) if banned else None
     while slots:
         asked = None if aligning is None else aligning.asked
         out = model.decode_step(inputs, cache, aligning=asked)
         step = 0 if aligning is None else aligning.record(out.attention.aligning)
         cache = out.cache
-        logp = out.logits[:, -1].float().log_softmax(dim=-1)  # [n, V]
         lengths = [len(r.tokens) for r in slots]
         at_max = torch.tensor([n + 1 >= r.max_length for n, r in zip(lengths, slots, strict=True)])
-        if banned_ids is not None:
-            logp.index_fill_(1, banned_ids, NEG_INF)
-        early = [k for k, n in enumerate(lengths) if n < min_length]
-        if early:
-            logp[early, config.eos_id] = NEG_INF
-        if force_eos and at_max.any():
-            logp[at_max] = NEG_INF
-            logp[at_max, config.eos_id] = 0.0
-        chosen = top_k(logp, 1)[1].squeeze(1)  # [n]
-        log_probs = log_probs + logp.gather(1, chosen.unsqueeze(1)).squeeze(1)
+        allow_eos = True if min(lengths) >= min_length else torch.tensor(
+            [n >= min_length for n in lengths]
+        )  # fmt: skip
+        chosen, log_probs = greedy_choice(
+            out.logits[:, -1].float(), log_probs, banned, config.eos_id, allow_eos,
+            at_max if force_eos else None,
+        )  # fmt: skip
         stops = (chosen == config.eos_id) | at_max
         ended = []
         steps = zip(slots, chosen.tolist(), stops.tolist(), strict=True)

@@ -174,13 +174,20 @@ class _Traces(StepRecord):
 
 
 def _mask_logits(
-    logp: Tensor, banned: Sequence[int], eos_id: int, allow_eos: bool, last: Tensor | None
+    logp: Tensor,
+    banned: Sequence[int],
+    eos_id: int,
+    allow_eos: bool | Tensor,
+    last: Tensor | None,
 ) -> Tensor:
-    """Forbid ``banned`` ids, EOS before min_length, and, where ``last`` [rows] is True with
-    ``force_eos``, everything but EOS, which then costs nothing (HF's forced_eos_token_id)."""
+    """Forbid ``banned`` ids, EOS before min_length (``allow_eos``: for every row, or [rows]
+    bool), and, where ``last`` [rows] is True with ``force_eos``, everything but EOS, which then
+    costs nothing (HF's forced_eos_token_id)."""
     if banned:
         logp.index_fill_(1, torch.tensor(list(banned)), NEG_INF)
-    if not allow_eos:
+    if isinstance(allow_eos, Tensor):
+        logp[~allow_eos, eos_id] = NEG_INF
+    elif not allow_eos:
         logp[:, eos_id] = NEG_INF
     if last is not None and last.any():
         logp[last] = NEG_INF
@@ -301,7 +308,7 @@ def _best_candidates(
     count: int,
     banned: Sequence[int],
     eos_id: int,
-    allow_eos: bool,
+    allow_eos: bool | Tensor,
     last: Tensor | None,
 ) -> tuple[Tensor, Tensor]:
     """The ``count`` best continuations of each sentence's k beams, best first: their scores
@@ -315,6 +322,23 @@ def _best_candidates(
     logp = _mask_logits(logits.log_softmax(dim=-1), banned, eos_id, allow_eos, last)
     candidates = logp.view(n, k, -1).add_(scores.unsqueeze(-1)).view(n, -1)  # [n, k·V]
     return top_k(candidates, count)
+
+
+def greedy_choice(
+    logits: Tensor,
+    log_probs: Tensor,
+    banned: Sequence[int],
+    eos_id: int,
+    allow_eos: bool | Tensor,
+    last: Tensor | None,
+) -> tuple[Tensor, Tensor]:
+    """Greedy search's step: each row's most probable token [n] from ``logits`` [n, V], masked
+    as ``_mask_logits`` says, and its log-probability added to the row's ``log_probs`` [n]: beam
+    search's candidates for one beam, one best each (one native pass where it can)."""
+    scores, chosen = _best_candidates(
+        logits, log_probs.unsqueeze(1), 1, banned, eos_id, allow_eos, last
+    )
+    return chosen.squeeze(1), scores.squeeze(1)
 
 
 def top_k(x: Tensor, k: int, block: int = 64) -> tuple[Tensor, Tensor]:
@@ -358,7 +382,7 @@ def greedy_search(
     """The most probable next token at every step, from ``tokens`` [B, t0]; one per row.
     Arguments as for ``beam_search``."""
     return _one_path(
-        step, cache, tokens, lambda logp: top_k(logp, 1)[1].squeeze(1), eos_id=eos_id,
+        step, cache, tokens, None, eos_id=eos_id,
         max_length=max_length, min_length=min_length, banned=banned, force_eos=force_eos,
         keep_trace=keep_trace,
     )  # fmt: skip
@@ -414,7 +438,7 @@ def _one_path(
     step: Step,
     cache: Any,
     tokens: Tensor,
-    choose: Callable[[Tensor], Tensor],
+    choose: Callable[[Tensor], Tensor] | None,
     *,
     eos_id: int,
     max_length: int | Sequence[int],
@@ -423,7 +447,8 @@ def _one_path(
     force_eos: bool,
     keep_trace: bool,
 ) -> list[Hypothesis]:
-    """Greedy search and sampling: one hypothesis per row; finished rows leave the batch."""
+    """Greedy search (``choose`` None) and sampling: one hypothesis per row; finished rows
+    leave the batch."""
     batch = tokens.shape[0]
     max_len = _max_lengths(max_length, batch)
     results: list[Hypothesis | None] = [None] * batch
@@ -435,10 +460,16 @@ def _one_path(
     while True:
         out = step(inputs, cache)
         at_max = torch.tensor([t + 1 >= max_len[r] for r in rows])  # [n]
-        logp = out.logits.float().log_softmax(dim=-1)  # [n, V]
-        logp = _mask_logits(logp, banned, eos_id, t >= min_length, at_max if force_eos else None)
-        chosen = choose(logp)  # [n]
-        log_probs = log_probs + logp.gather(1, chosen.unsqueeze(1)).squeeze(1)
+        last = at_max if force_eos else None
+        if choose is None:
+            chosen, log_probs = greedy_choice(
+                out.logits.float(), log_probs, banned, eos_id, t >= min_length, last
+            )
+        else:
+            logp = out.logits.float().log_softmax(dim=-1)  # [n, V]
+            logp = _mask_logits(logp, banned, eos_id, t >= min_length, last)
+            chosen = choose(logp)  # [n]
+            log_probs = log_probs + logp.gather(1, chosen.unsqueeze(1)).squeeze(1)
         generated = torch.cat([generated, chosen.unsqueeze(1)], dim=1)
         traces.record(out.trace)
         stops = (chosen == eos_id) | at_max

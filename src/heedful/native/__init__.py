@@ -144,16 +144,16 @@ def beam_candidates(
     *,
     banned: Sequence[int],
     eos_id: int,
-    allow_eos: bool,
+    allow_eos: bool | Tensor,
     last: Tensor | None,
 ) -> tuple[Tensor, Tensor]:
     """The ``count`` best continuations of each sentence's K beams, best first: what
     ``heedful.search.beam_search`` takes from log_softmax(logits), masked, plus the beams' scores.
 
     logits: [n·K, V] (float32, CPU); scores: [n, K], each beam's score so far; banned: ids never
-    generated; allow_eos: False before min_length; last: [n·K] bool or None, rows that may only
-    end (EOS, at no cost). Returns scores [n, count] and indices [n, count] into each sentence's
-    K·V candidates (beam · V + token).
+    generated; allow_eos: False before min_length, for every row or row by row ([n·K] bool);
+    last: [n·K] bool or None, rows that may only end (EOS, at no cost). Returns scores [n, count]
+    and indices [n, count] into each sentence's K·V candidates (beam · V + token).
     """
     library = _loaded()
     _check("logits", logits, torch.float32, (None, None))
@@ -171,11 +171,18 @@ def beam_candidates(
     if last is not None:
         last = last.to(torch.bool).contiguous()
         _check("last", last, torch.bool, (n * K,))
+    early = None  # rows that may not end yet
+    if isinstance(allow_eos, Tensor):
+        early = (~allow_eos.to(torch.bool)).contiguous()
+        _check("allow_eos", early, torch.bool, (n * K,))
+    elif not allow_eos:
+        early = torch.ones(n * K, dtype=torch.bool)
     top_scores = logits.new_empty(n, count)
     top_index = torch.empty(n, count, dtype=torch.int64)
     library.heedful_beam_candidates(
         logits.data_ptr(), logits.stride(0), scores.data_ptr(), n, K, V,
-        banned_ids.data_ptr(), len(banned_ids), eos_id, allow_eos,
+        banned_ids.data_ptr(), len(banned_ids), eos_id,
+        None if early is None else early.data_ptr(),
         None if last is None else last.data_ptr(),
         count, top_scores.data_ptr(), top_index.data_ptr(), torch.get_num_threads(),
     )  # fmt: skip
@@ -310,7 +317,7 @@ def _library() -> ctypes.CDLL | None:
     function.argtypes += [i64] * 5 + [ctypes.c_float, pointer, pointer, ctypes.c_int]
     function.restype = ctypes.c_int
     function = library.heedful_beam_candidates
-    function.argtypes = [pointer, i64, pointer, i64, i64, i64, pointer, i64, i64, ctypes.c_int]
+    function.argtypes = [pointer, i64, pointer, i64, i64, i64, pointer, i64, i64, pointer]
     function.argtypes += [pointer, i64, pointer, pointer, ctypes.c_int]
     function.restype = None
     function = library.heedful_relu_linear

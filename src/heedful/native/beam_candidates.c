@@ -48,7 +48,7 @@ void heedful_beam_candidates(
     const float *scores,                      /* [n·K]: each beam's score so far */
     int64_t sentences, int64_t beams, int64_t vocab,
     const int64_t *banned, int64_t banned_count, /* ids never generated */
-    int64_t eos, int allow_eos,                  /* EOS forbidden before min_length */
+    int64_t eos, const uint8_t *early, /* [n·K] or NULL: where set, no EOS (before min_length) */
     const uint8_t *last, /* [n·K] or NULL: where set, EOS only, at no cost (forced) */
     int64_t count, float *top_scores, int64_t *top_index, /* [n, count], best first */
     int threads) {
@@ -75,7 +75,8 @@ void heedful_beam_candidates(
                 for (int64_t v = start; v < end; ++v) {
                     float value = (x[v] - lse) + scores[row];
                     if (value <= values[count - 1]) continue;
-                    if ((v == eos && !allow_eos) || banned_token(v, banned, banned_count)) continue;
+                    if (v == eos && early && early[row]) continue;
+                    if (banned_token(v, banned, banned_count)) continue;
                     insert(values, indices, count, value, b * vocab + v);
                 }
             }
