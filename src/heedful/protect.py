@@ -88,6 +88,7 @@ from heedful.dates import (
     weekday_pattern,
     write_date,
 )
+from heedful.halves import UNITS, Half, find_halves
 from heedful.months import MONTH_STAND_INS, find_months, write_month
 from heedful.names import feminine_title, write_title
 from heedful.sayings import opening_wish
@@ -314,6 +315,10 @@ class Protected:
     # there: a century's ("XIXe" -> "XVIe", "19e" -> "16e"; heedful.centuries), a wish's
     # stand-in ("Happy birthday" -> "Good luck"; heedful.sayings)
     written_as: dict[int, dict[str, str]] = field(default_factory=dict)
+    # a number and a half ("3 años y medio"): given as a number and its unit ("12 años"), the
+    # placeholder and the unit the model wrote after it written as the whole (heedful.halves)
+    halves: dict[int, Half] = field(default_factory=dict)
+    after: dict[int, str] = field(default_factory=dict)  # what the model is given after each
 
     def as_translated(self) -> list[str]:
         """Each placeholder as the translation holds it (a date's: its translated weekday; a
@@ -330,6 +335,11 @@ class Protected:
             written_as = sorted(self.written_as[k], key=len, reverse=True)
             forms = "|".join(map(re.escape, written_as))
             return re.compile(rf"(?<![\w'’-])(?:{forms})(?!\w)", re.IGNORECASE)
+        if k in self.halves:  # "12 years": the placeholder, and the unit if the model wrote it
+            forms = "|".join(map(re.escape, self.halves[k].unit_forms(self.target or "")))
+            unit = rf"(?:[ \u00a0](?P<unit>{forms}))?" if forms else ""
+            number = re.escape(self.placeholders[k])
+            return re.compile(rf"(?<![\w.,]){number}{unit}(?![\w])", re.IGNORECASE)
         if k in self.months:  # the month in the target language, or copied as it was given
             forms = "|".join(map(re.escape, {self.translated_as[k], self.placeholders[k]}))
             return re.compile(rf"(?<!\w)(?:{forms})(?!\w)", re.IGNORECASE)
@@ -343,7 +353,14 @@ class Protected:
         found = []
         for k, span in enumerate(self.spans):
             for match in self.in_translation(k).finditer(translation):
-                if k in self.written_as:  # "Happy birthday" -> "Good luck", "XIXe" -> "XVIe"
+                if k in self.halves:  # "12 years" -> "3 and a half years"; "12" -> "3,5"
+                    unit = bool(match.group("unit"))
+                    put = self.halves[k].written(self.target or "", span, unit)
+                    put = _cased_as(match.group(), put)
+                    if not translation[: match.start()].strip(" ¡¿\"'“«"):
+                        put = put[:1].upper() + put[1:]  # it opens the sentence
+                    found.append((match.span(), put))
+                elif k in self.written_as:  # "Happy birthday" -> "Good luck", "XIXe" -> "XVIe"
                     written_as = {f.lower(): w for f, w in self.written_as[k].items()}
                     put = written_as[match.group().lower()]
                     found.append((match.span(), _cased_as(match.group(), put)))
@@ -430,7 +447,10 @@ class Protected:
 
     def sentence_map(self, sentence: str) -> TextMap:
         """The map from ``text``'s offsets to those of ``sentence``, the text protected."""
-        given = [self.ranges.get(k, "") + p for k, p in enumerate(self.placeholders)]
+        given = [
+            self.ranges.get(k, "") + p + self.after.get(k, "")
+            for k, p in enumerate(self.placeholders)
+        ]
         text, forward = TextMap.replacing(sentence, list(zip(self.places, given, strict=True)))
         if text != self.text:
             raise ValueError(f"{self.text!r} was not protected from {sentence!r}")
@@ -469,6 +489,9 @@ def protect(
     centuries = dict(find_centuries(text, source)) if target in ("en", "es", "fr") else {}
     centuries = {c: n for c, n in centuries.items() if not any(_overlap(c, d) for d in dates)}
     dates |= centuries
+    halves = dict(find_halves(text, source)) if target in UNITS else {}  # "3 años y medio"
+    halves = {h: v for h, v in halves.items() if not any(_overlap(h, d) for d in [*dates, *code])}
+    dates |= halves
     wish = opening_wish(text, source, target)  # "Buen viaje" of "¡Buen viaje, chicos!"
     wishes = {} if wish is None else {wish[0]: wish[1:]}
     dates |= wishes
@@ -497,12 +520,17 @@ def protect(
     ranges: dict[int, str] = {}
     month_indices: set[int] = set()
     written_as: dict[int, dict[str, str]] = {}
+    half_indices: dict[int, Half] = {}
+    after: dict[int, str] = {}
     free_centuries = [write_century(STAND_IN, source)] if centuries else []
     free_centuries = [c for c in free_centuries if not _find(c).search(text)]
     for start, end in spans:
         span = text[start:end]
         if (start, end) in centuries:  # "XVI" of "el siglo XVI": "XIX" for the model
             pool, original = free_centuries, write_century(centuries[start, end], target)
+        elif (start, end) in halves:  # "3 años y medio": "12 años" for the model
+            pool = free[SHORT_NUMBERS] or free[NUMBERS]
+            original = localise_number(f"{halves[start, end].number}.5", "en", target)
         elif (start, end) in wishes:  # "¡Buen viaje, chicos!": "¡Feliz cumpleaños, chicos!"
             stand_in, forms = wishes[start, end]
             pool, original = [stand_in], next(iter(forms.values()))
@@ -577,7 +605,13 @@ def protect(
         if not pool:
             continue  # more spans than placeholders: the model is given the rest as they are
         given = ""  # what the model is given before the placeholder
-        if (start, end) in centuries:  # each form the stand-in may take, and what it becomes
+        behind = ""  # and after it
+        if (start, end) in halves:
+            half_indices[len(placeholders)] = halves[start, end]
+            behind = " " + halves[start, end].given(source)
+            behind = behind.upper() if span.isupper() else behind
+            after[len(placeholders)] = behind
+        elif (start, end) in centuries:  # each form the stand-in may take, and what it becomes
             written_as[len(placeholders)] = century_forms(centuries[start, end], target)
         elif (start, end) in wishes:
             written_as[len(placeholders)] = wishes[start, end][1]
@@ -602,7 +636,7 @@ def protect(
             placeholders[-1] = placeholders[-1].upper()
         originals.append(original)
         places.append((start, end))
-        out += [text[at:start], given, placeholders[-1]]
+        out += [text[at:start], given, placeholders[-1], behind]
         at = end
     text = "".join(out) + text[at:]
     return Protected(
@@ -617,6 +651,8 @@ def protect(
         ranges,
         month_indices,
         written_as,
+        half_indices,
+        after,
     )
 
 

@@ -1,0 +1,125 @@
+"""A number and a half written the target language's way (heedful.halves through
+heedful.protect)."""
+
+from __future__ import annotations
+
+import pytest
+
+from heedful.bundled import model_dir
+from heedful.halves import Half, find_halves
+from heedful.protect import protect
+from heedful.translator import Translator
+
+
+@pytest.fixture(scope="module")
+def bundled():
+    return {name: Translator.load(model_dir(name)) for name in ("es-en", "en-fr")}
+
+
+def found(text: str, lang: str) -> list[tuple[str, Half]]:
+    return [(text[a:b], half) for (a, b), half in find_halves(text, lang)]
+
+
+def test_a_number_and_a_half_is_found_as_each_language_says_it():
+    assert found("Tengo 3 años y medio y dos horas y media.", "es") == [
+        ("3 años y medio", Half(3, "year", False)),
+        ("dos horas y media", Half(2, "hour", True)),
+    ]
+    assert found("Un año y medio. 4 KILOS Y MEDIO", "es") == [
+        ("Un año y medio", Half(1, "year", True)),
+        ("4 KILOS Y MEDIO", Half(4, "kilo", False)),
+    ]
+    assert found("3 and a half years, an hour and a half, two and a half miles", "en") == [
+        ("3 and a half years", Half(3, "year", False)),
+        ("an hour and a half", Half(1, "hour", True)),
+        ("two and a half miles", Half(2, "mile", True)),
+    ]
+    assert found("une heure et demie, deux ans et demi, 3 années et demie", "fr") == [
+        ("une heure et demie", Half(1, "hour", True)),
+        ("deux ans et demi", Half(2, "year", True)),
+        ("3 années et demie", Half(3, "year", False)),
+    ]
+
+
+@pytest.mark.parametrize(
+    "text, lang",
+    [
+        ("Quedamos a las 10 y media.", "es"),  # a clock: the model's
+        ("Necesito medio kilo.", "es"),  # no number
+        ("It is half past ten.", "en"),
+        ("Half a kilo, please.", "en"),
+        ("3 and a half", "en"),  # no unit
+        ("Il est 3 heures et demie.", "de"),  # a language with no rule
+        ("1,3 años y medio", "es"),  # a decimal already
+    ],
+)
+def test_what_is_no_number_and_a_half_is_left_alone(text, lang):
+    assert found(text, lang) == []
+
+
+def test_a_number_and_a_half_is_written_the_target_s_way():
+    years, hours = Half(3, "year", False), Half(2, "hour", True)
+    assert [years.written(t, "3.5") for t in ("en", "es", "fr")] == [
+        "3 and a half years", "3 años y medio", "3 ans et demi",
+    ]  # fmt: skip
+    assert [hours.written(t, "2.5") for t in ("en", "es", "fr")] == [
+        "two and a half hours", "dos horas y media", "deux heures et demie",
+    ]  # fmt: skip
+    one_hour, one_week = Half(1, "hour", True), Half(1, "week", False)
+    assert [one_hour.written(t, "1.5") for t in ("en", "es", "fr")] == [
+        "an hour and a half", "una hora y media", "une heure et demie",
+    ]  # fmt: skip
+    assert one_week.written("en", "1.5") == "a week and a half"
+    assert years.written("de", "3,5") == "3,5"
+
+
+def test_protect_gives_the_number_and_its_unit_and_puts_the_whole_back():
+    sentence = "Tengo 3 años y medio de experiencia."
+    protected = protect(sentence, "es", "en")
+    number = protected.placeholders[0]
+    assert protected.text == f"Tengo {number} años de experiencia."
+    assert protected.restore(f"I have {number} years of experience.") == (
+        "I have 3 and a half years of experience."
+    )
+    # the unit in the singular, in capitals; none at all: the number as a decimal
+    assert protected.restore(f"I have {number} YEAR.") == "I have 3 AND A HALF YEARS."
+    assert protected.restore(f"The boy is {number}.") == "The boy is 3 and a half."
+    into_french = protect("The boy is 3 and a half years old.", "en", "fr")
+    assert into_french.restore(f"Il a {into_french.placeholders[0]}.") == "Il a 3,5."
+    # offsets: the whole span maps to the placeholder and the unit given
+    assert protected.sentence_map(sentence) is not None
+    opening = protect("Dos horas y media después, llegó.", "es", "en")
+    said = opening.restore(f"{opening.placeholders[0]} hours later, he arrived.")
+    assert said == "Two and a half hours later, he arrived."
+    into_french = protect("It took 2 and a half weeks.", "en", "fr")  # agreeing with the unit
+    assert into_french.restore(f"Ça a pris {into_french.placeholders[0]} semaines.") == (
+        "Ça a pris 2 semaines et demie."
+    )
+
+
+@pytest.mark.parametrize(
+    "model, source, expected",
+    [
+        ("es-en", "Hace dos horas y media que espero.", "two and a half hours"),
+        ("es-en", "Me quedan 2 semanas y media de vacaciones.", "2 and a half weeks"),
+        ("es-en", "Mi hija tiene un año y medio.", "a year and a half"),
+        ("en-fr", "I have 3 and a half years of experience.", "3 ans et demi"),
+        ("en-fr", "An hour and a half later, she called.", "Une heure et demie plus tard"),
+        ("en-fr", "It took a year and a half.", "un an et demi"),
+    ],
+)
+def test_the_bundled_models_say_the_half(bundled, model, source, expected):
+    # before: "I've been waiting for two hours.", "2 weeks left and a part of vacation",
+    # "J'ai 3 ans et une demi-expérience."
+    assert expected in bundled[model].translate([source])[0]
+
+
+def test_links_of_a_number_and_a_half_index_its_words(bundled):
+    source = "Hace dos horas y media que espero."
+    result = bundled["es-en"].translate([source], alignments=True)[0]
+    assert "two and a half hours" in result.text
+    for link in result.alignment:
+        assert source[slice(*link.source)] == link.source_word
+        assert result.text[slice(*link.target)] == link.target_word
+    pairs = {(link.source_word, link.target_word) for link in result.alignment}
+    assert ("dos horas y media", "two and a half hours") in pairs  # linked whole
