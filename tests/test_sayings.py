@@ -121,3 +121,41 @@ def test_a_line_that_is_a_saying_becomes_the_target_language_s_with_the_line_s_e
 )
 def test_sayings_translate_on_the_bundled_models(bundled, name, text, expected):
     assert bundled[name].translate([text]) == [expected]
+
+
+def test_a_wish_after_a_verb_of_wishing_is_given_as_the_stand_in():
+    from heedful.sayings import wish_within
+
+    sentence = "We wish you a merry Christmas and a happy new year."
+    (start, end), given, forms = wish_within(sentence, "en", "fr")
+    assert sentence[start:end] == "a merry Christmas and a happy new year"
+    assert given == "good luck"
+    assert forms == {"bonne chance": "un joyeux Noël et une bonne année"}
+    (start, end), given, forms = wish_within("Les deseamos unas felices fiestas.", "es", "en")
+    assert given == "un feliz cumpleaños"
+    assert forms == {"a happy birthday": "happy holidays", "happy birthday": "happy holidays"}
+    capitals = wish_within("I WISH YOU A HAPPY EASTER.", "en", "fr")
+    assert capitals[1:] == ("GOOD LUCK", {"bonne chance": "DE JOYEUSES PÂQUES"})
+    # no wish after the verb; the stand-in itself; no verb of wishing
+    assert wish_within("I wish you were here.", "en", "fr") is None
+    assert wish_within("I wish you good luck.", "en", "fr") is None
+    assert wish_within("Te deseo un feliz cumpleaños.", "es", "en") is None
+    assert wish_within("Merry Christmas is a song.", "en", "fr") is None
+
+
+@pytest.mark.parametrize(
+    "name, text, expected",
+    [
+        ("en-fr", "I wish you a merry Christmas.", "Je vous souhaite un joyeux Noël."),
+        ("en-fr", "We wish you a merry Christmas and a happy new year.",
+         "Nous vous souhaitons un joyeux Noël et une bonne année."),
+        ("en-fr", "I wish you a happy Easter.", "Je vous souhaite de joyeuses Pâques."),
+        ("es-en", "Te deseo una feliz Navidad.", "I wish you a merry Christmas."),
+        ("es-en", "Les deseamos unas felices fiestas.", "We wish you happy holidays."),
+        ("es-en", "Quiero desearte un feliz año nuevo.", "I want to wish you a happy New Year."),
+    ],
+)  # fmt: skip
+def test_wishes_inside_a_sentence_translate_on_the_bundled_models(bundled, name, text, expected):
+    # before: "Je vous souhaite une pile Noël.", "... un grille-pain.", "We wish you some happy
+    # parties.", "I want to want you a new year."
+    assert bundled[name].translate([text])[0] == expected

@@ -91,7 +91,7 @@ from heedful.dates import (
 from heedful.halves import UNITS, Half, find_halves
 from heedful.months import MONTH_STAND_INS, find_months, write_month
 from heedful.names import feminine_title, write_title
-from heedful.sayings import opening_wish
+from heedful.sayings import opening_wish, wish_within
 from heedful.textmap import Span, TextMap
 from heedful.unknown_words import Unreadable
 from heedful.written import (
@@ -493,6 +493,7 @@ def protect(
     halves = {h: v for h, v in halves.items() if not any(_overlap(h, d) for d in [*dates, *code])}
     dates |= halves
     wish = opening_wish(text, source, target)  # "Buen viaje" of "¡Buen viaje, chicos!"
+    wish = wish or wish_within(text, source, target)  # of "I wish you a merry Christmas."
     wishes = {} if wish is None else {wish[0]: wish[1:]}
     dates |= wishes
     phones = [

@@ -181,6 +181,100 @@ _WISH_OPENING = {lang: re.compile(rf"{_wishes(lang)}!?,(?=\s+\S)", re.I) for lan
 WISH_STAND_INS = {"es": "Feliz cumpleaños"}
 
 
+# a wish inside a sentence, after a verb of wishing ("I wish you a merry Christmas", "Te deseo
+# una feliz Navidad"), as each language writes it there, with its article: the bundled models
+# wrote "Je vous souhaite une pile Noël.", "We wish you some happy parties." (by the row's first
+# English form)
+WISHED = {
+    "Merry Christmas": {"en": "a merry Christmas", "es": "una feliz Navidad",
+                        "fr": "un joyeux Noël"},
+    "Happy New Year": {"en": "a happy New Year", "es": "un feliz año nuevo",
+                       "fr": "une bonne année"},
+    "Happy birthday": {"en": "a happy birthday", "es": "un feliz cumpleaños",
+                       "fr": "un joyeux anniversaire"},
+    "Happy holidays": {"en": "happy holidays", "es": "unas felices fiestas",
+                       "fr": "de joyeuses fêtes"},
+    "Happy Easter": {"en": "a happy Easter", "es": "una feliz Pascua", "fr": "de joyeuses Pâques"},
+    "Happy Valentine's Day": {"en": "a happy Valentine's Day", "es": "un feliz San Valentín",
+                              "fr": "une joyeuse Saint-Valentin"},
+    "Happy anniversary": {"en": "a happy anniversary", "es": "un feliz aniversario",
+                          "fr": "un joyeux anniversaire"},
+    "Good luck": {"en": "good luck", "es": "mucha suerte", "fr": "bonne chance"},
+    "Have a nice trip": {"en": "a nice trip", "es": "un buen viaje", "fr": "un bon voyage"},
+    "Get well soon": {"en": "a speedy recovery", "es": "una pronta recuperación",
+                      "fr": "un prompt rétablissement"},
+    "Have a nice weekend": {"en": "a nice weekend", "es": "un buen fin de semana",
+                            "fr": "un bon week-end"},
+}  # fmt: skip
+# the wish each language's model reads best after a verb of wishing, given in place of the
+# others: "I wish you good luck." -> "Je vous souhaite bonne chance.", "Te deseo un feliz
+# cumpleaños." -> "I wish you a happy birthday."
+WISHED_STAND_INS = {"en": "Good luck", "es": "Happy birthday"}
+_ARTICLES = {"en": "a|an", "es": "un|una|unos|unas", "fr": "un|une|de|des"}
+_WISHING = {  # a verb of wishing and whom to
+    "en": r"\b(?:wish|wishes|wished|wishing) (?:you|y'all|everyone|everybody|them|him|her)"
+    r"(?: all)? ",
+    "es": r"\b(?:dese\w+|desear\w*) ",
+    "fr": r"\bsouhait\w* ",
+}
+
+
+def _wished_rows(lang: str) -> dict[str, str]:
+    """Each way ``lang`` writes a wish after a verb of wishing, without its article and without
+    accents, -> its row's key in ``WISHED``."""
+    rows = {_first_form(row): row for row in WISHES}
+    found = {}
+    for key, forms in WISHED.items():
+        written = re.sub(rf"^(?:{_ARTICLES[lang]}) ", "", forms[lang])
+        for form in (written, *rows[key][lang]):
+            found.setdefault(_key(form), key)
+    return found
+
+
+def _first_form(row: dict[str, tuple[str, ...]]) -> str:
+    return row["en"][0]
+
+
+_WISHED = {lang: _wished_rows(lang) for lang in WISHED_STAND_INS}
+_WISHED_AT = {
+    lang: re.compile(
+        rf"{_WISHING[lang]}(?P<wishes>(?:(?:{_ARTICLES[lang]}) )?(?:{forms})"
+        rf"(?: {_AND[lang]} (?:(?:{_ARTICLES[lang]}) )?(?:{forms}))?)(?!\w)",
+        re.IGNORECASE,
+    )
+    for lang, found in _WISHED.items()
+    for forms in ["|".join(map(_loosely, sorted(found, key=len, reverse=True)))]
+}
+
+
+def wish_within(
+    sentence: str, source: str | None, target: str | None
+) -> tuple[Span, str, dict[str, str]] | None:
+    """The wishes after a verb of wishing in ``sentence`` ("a merry Christmas" of "I wish you a
+    merry Christmas."), as ``opening_wish`` gives them: their span, the stand-in the model is
+    given in their place (``WISHED_STAND_INS``), and each way the target may write the stand-in
+    with what it becomes there ("bonne chance" -> "un joyeux Noël")."""
+    pattern = _WISHED_AT.get(source or "")
+    if pattern is None or target not in ("en", "es", "fr"):
+        return None
+    found = pattern.search(sentence)
+    if found is None:
+        return None
+    stand_in = WISHED[WISHED_STAND_INS[source]]
+    wishes = found["wishes"]
+    article = rf"^(?:(?:{_ARTICLES[source]}) )?"
+    parts = re.split(rf" {_AND[source]} ", wishes, flags=re.IGNORECASE)
+    keys = [_WISHED[source][_key(re.sub(article, "", p, flags=re.IGNORECASE))] for p in parts]
+    if keys == [WISHED_STAND_INS[source]] and _key(wishes) == _key(stand_in[source]):
+        return None  # as the model reads it best already
+    written = f" {_AND[target]} ".join(WISHED[k][target] for k in keys)
+    capitals = wishes.isupper()
+    written = written.upper() if capitals else written
+    target_forms = {stand_in[target], re.sub(rf"^(?:{_ARTICLES[target]}) ", "", stand_in[target])}
+    given = stand_in[source].upper() if capitals else stand_in[source]
+    return found.span("wishes"), given, {f: written for f in target_forms}
+
+
 def wish_end(sentence: str, language: str | None) -> int | None:
     """Where the wish and comma opening ``sentence`` end ("Happy birthday," of "Happy birthday,
     Grandma!"), if words follow them, to be cut from the rest (heedful.pauses); None if it opens
