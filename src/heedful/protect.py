@@ -76,6 +76,7 @@ from dataclasses import dataclass, field
 
 import phonenumbers
 
+from heedful.acronyms import Acronym, find_acronyms
 from heedful.centuries import STAND_IN, century_forms, find_centuries, write_century
 from heedful.dates import (
     MONTHS,
@@ -319,6 +320,8 @@ class Protected:
     # placeholder and the unit the model wrote after it written as the whole (heedful.halves)
     halves: dict[int, Half] = field(default_factory=dict)
     after: dict[int, str] = field(default_factory=dict)  # what the model is given after each
+    # an acronym ("la ONU"): given as a noun ("la escuela"), which becomes it (heedful.acronyms)
+    acronyms: dict[int, Acronym] = field(default_factory=dict)
 
     def as_translated(self) -> list[str]:
         """Each placeholder as the translation holds it (a date's: its translated weekday; a
@@ -335,6 +338,8 @@ class Protected:
             written_as = sorted(self.written_as[k], key=len, reverse=True)
             forms = "|".join(map(re.escape, written_as))
             return re.compile(rf"(?<![\w'’-])(?:{forms})(?!\w)", re.IGNORECASE)
+        if k in self.acronyms:  # "l'école" -> "l'ONU", "the school" -> "the UN"
+            return self.acronyms[k].pattern(self.target or "")
         if k in self.halves:  # "12 years": the placeholder, and the unit if the model wrote it
             forms = "|".join(map(re.escape, self.halves[k].unit_forms(self.target or "")))
             unit = rf"(?:[ \u00a0](?P<unit>{forms}))?" if forms else ""
@@ -353,7 +358,13 @@ class Protected:
         found = []
         for k, span in enumerate(self.spans):
             for match in self.in_translation(k).finditer(translation):
-                if k in self.halves:  # "12 years" -> "3 and a half years"; "12" -> "3,5"
+                if k in self.acronyms:  # "the school" -> "the UN"; "l'école" -> "l'ONU"
+                    target = self.target or ""
+                    article = match.group("article") if target == "en" else None
+                    put = self.acronyms[k].written(target, article)
+                    at = match.span() if target == "en" else match.span("noun")
+                    found.append((at, _cased_as(translation[at[0] : at[1]], put)))
+                elif k in self.halves:  # "12 years" -> "3 and a half years"; "12" -> "3,5"
                     unit = bool(match.group("unit"))
                     put = self.halves[k].written(self.target or "", span, unit)
                     put = _cased_as(match.group(), put)
@@ -492,6 +503,9 @@ def protect(
     halves = dict(find_halves(text, source)) if target in UNITS else {}  # "3 años y medio"
     halves = {h: v for h, v in halves.items() if not any(_overlap(h, d) for d in [*dates, *code])}
     dates |= halves
+    acronyms = dict(find_acronyms(text, source, target))  # "la ONU", "the UN"
+    acronyms = {a: v for a, v in acronyms.items() if not any(_overlap(a, d) for d in dates)}
+    dates |= acronyms
     wish = opening_wish(text, source, target)  # "Buen viaje" of "¡Buen viaje, chicos!"
     wish = wish or wish_within(text, source, target)  # of "I wish you a merry Christmas."
     wishes = {} if wish is None else {wish[0]: wish[1:]}
@@ -522,6 +536,7 @@ def protect(
     month_indices: set[int] = set()
     written_as: dict[int, dict[str, str]] = {}
     half_indices: dict[int, Half] = {}
+    acronym_indices: dict[int, Acronym] = {}
     after: dict[int, str] = {}
     free_centuries = [write_century(STAND_IN, source)] if centuries else []
     free_centuries = [c for c in free_centuries if not _find(c).search(text)]
@@ -529,6 +544,9 @@ def protect(
         span = text[start:end]
         if (start, end) in centuries:  # "XVI" of "el siglo XVI": "XIX" for the model
             pool, original = free_centuries, write_century(centuries[start, end], target)
+        elif (start, end) in acronyms:  # "la ONU": "la escuela" for the model
+            pool = [acronyms[start, end].given]
+            original = acronyms[start, end].written(target or "", None)
         elif (start, end) in halves:  # "3 años y medio": "12 años" for the model
             pool = free[SHORT_NUMBERS] or free[NUMBERS]
             original = localise_number(f"{halves[start, end].number}.5", "en", target)
@@ -607,7 +625,9 @@ def protect(
             continue  # more spans than placeholders: the model is given the rest as they are
         given = ""  # what the model is given before the placeholder
         behind = ""  # and after it
-        if (start, end) in halves:
+        if (start, end) in acronyms:
+            acronym_indices[len(placeholders)] = acronyms[start, end]
+        elif (start, end) in halves:
             half_indices[len(placeholders)] = halves[start, end]
             behind = " " + halves[start, end].given(source)
             behind = behind.upper() if span.isupper() else behind
@@ -654,6 +674,7 @@ def protect(
         written_as,
         half_indices,
         after,
+        acronym_indices,
     )
 
 
