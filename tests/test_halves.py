@@ -123,3 +123,13 @@ def test_links_of_a_number_and_a_half_index_its_words(bundled):
         assert result.text[slice(*link.target)] == link.target_word
     pairs = {(link.source_word, link.target_word) for link in result.alignment}
     assert ("dos horas y media", "two and a half hours") in pairs  # linked whole
+
+
+def test_a_half_beside_an_amount_maps_its_offsets():
+    # an amount's currency symbol once took the name of the map of what follows each placeholder
+    sentence = "Pagué 10 € por 2 kilos y medio de tomates."
+    protected = protect(sentence, "es", "en")
+    assert protected.sentence_map(sentence) is not None
+    kilos = protected.placeholders[1]
+    assert protected.text.endswith(f"por {kilos} kilos de tomates.")
+    assert "2 and a half kilos" in protected.restore(f"I paid 100 for {kilos} kilos of tomatoes.")

@@ -537,7 +537,7 @@ def protect(
     written_as: dict[int, dict[str, str]] = {}
     half_indices: dict[int, Half] = {}
     acronym_indices: dict[int, Acronym] = {}
-    after: dict[int, str] = {}
+    given_after: dict[int, str] = {}  # ("after" is a money span's symbol below)
     free_centuries = [write_century(STAND_IN, source)] if centuries else []
     free_centuries = [c for c in free_centuries if not _find(c).search(text)]
     for start, end in spans:
@@ -631,7 +631,7 @@ def protect(
             half_indices[len(placeholders)] = halves[start, end]
             behind = " " + halves[start, end].given(source)
             behind = behind.upper() if span.isupper() else behind
-            after[len(placeholders)] = behind
+            given_after[len(placeholders)] = behind
         elif (start, end) in centuries:  # each form the stand-in may take, and what it becomes
             written_as[len(placeholders)] = century_forms(centuries[start, end], target)
         elif (start, end) in wishes:
@@ -673,7 +673,7 @@ def protect(
         month_indices,
         written_as,
         half_indices,
-        after,
+        given_after,
         acronym_indices,
     )
 
