@@ -219,6 +219,9 @@ _WISHING = {  # a verb of wishing and whom to
 }
 
 
+_WISHING_WORD = {"en": "wish", "es": "dese", "fr": "souhait"}  # what a verb of wishing holds
+
+
 def _wished_rows(lang: str) -> dict[str, str]:
     """Each way ``lang`` writes a wish after a verb of wishing, without its article and without
     accents, -> its row's key in ``WISHED``."""
@@ -256,6 +259,8 @@ def wish_within(
     with what it becomes there ("bonne chance" -> "un joyeux Noël")."""
     pattern = _WISHED_AT.get(source or "")
     if pattern is None or target not in ("en", "es", "fr"):
+        return None
+    if _WISHING_WORD[source] not in sentence.lower():  # most sentences: one look
         return None
     found = pattern.search(sentence)
     if found is None:
