@@ -159,3 +159,33 @@ def test_wishes_inside_a_sentence_translate_on_the_bundled_models(bundled, name,
     # before: "Je vous souhaite une pile Noël.", "... un grille-pain.", "We wish you some happy
     # parties.", "I want to want you a new year."
     assert bundled[name].translate([text])[0] == expected
+
+
+@pytest.mark.parametrize(
+    "name, text, expected",
+    [
+        ("en-fr", "Out of order.", "Hors service."),
+        ("en-fr", "Wet floor.", "Sol glissant."),
+        ("en-fr", "Keep out of reach of children.", "Tenir hors de portée des enfants."),
+        ("en-fr", "NO SMOKING", "DÉFENSE DE FUMER"),
+        ("es-en", "Prohibido fumar.", "No smoking."),
+        ("es-en", "Suelo mojado.", "Wet floor."),
+        ("es-en", "Fuera de servicio.", "Out of order."),
+        ("es-en", "Prohibido aparcar.", "No parking."),
+    ],
+)
+def test_signs_translate_on_the_bundled_models(bundled, name, text, expected):
+    # before: "Surtout.", "Libère-toi.", "Restez en dehors de atteindre les enfants.", "Pas de
+    # fumer.", "Keep up smoking.", "I smell wet.", "Get off duty.", "Keep yourselves."
+    assert bundled[name].translate([text])[0] == expected
+
+
+def test_a_sign_is_a_whole_line_and_not_one_said_to_people():
+    from heedful.sayings import saying_formula
+
+    assert saying_formula("Wet floor.", "en", "fr") == "Sol glissant."
+    assert saying_formula("The floor is wet.", "en", "fr") is None
+    assert saying_formula("There is no smoking here.", "en", "fr") is None
+    # "Exhausted." and "It doesn't work." as often as "Sold out" and "Out of order"
+    assert saying_formula("Agotado.", "es", "en") is None
+    assert saying_formula("No funciona.", "es", "en") is None

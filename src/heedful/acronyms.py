@@ -91,13 +91,14 @@ def _source_pattern(lang: str) -> tuple[re.Pattern[str], dict[str, int]]:
 
 
 _SOURCE = {lang: _source_pattern(lang) for lang in ("en", "es")}
+_TWO_CAPITALS = re.compile(r"[A-Z]{2}")  # what a text with an acronym holds
 
 
 def find_acronyms(text: str, source: str | None, target: str | None) -> list[tuple[Span, Acronym]]:
     """Where ``text`` writes one of ``ACRONYMS`` the ``source`` way (with the article before
     it, in English), and what to give the model in its place; none for a pair without
     stand-ins (``_STAND_INS``) or a text in capitals."""
-    if source not in _SOURCE or not re.search(r"[A-Z]{2}", text) or text.upper() == text:
+    if source not in _SOURCE or not _TWO_CAPITALS.search(text) or text.upper() == text:
         return []
     pattern, rows = _SOURCE[source]
     found = []

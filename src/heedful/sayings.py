@@ -85,6 +85,39 @@ SAYINGS = [
      "fr": ("Merci de votre compréhension", "Merci pour votre compréhension")},
     {"en": ("See you tomorrow",), "es": ("Hasta mañana",), "fr": ("À demain",)},
 ]  # fmt: skip
+# signs and notices, whole lines too: the bundled models wrote "Out of order." -> "Surtout.",
+# "Wet floor." -> "Libère-toi.", "Sold out." -> "Éloignez-vous.", "Prohibido fumar." -> "Keep up
+# smoking.", "Suelo mojado." -> "I smell wet.", "Fuera de servicio." -> "Get off duty." (a line
+# that is also said to people is left out: "Agotado." may be "Exhausted.", "No funciona." "It
+# doesn't work.")
+SIGNS = [
+    {"en": ("No smoking",), "es": ("Prohibido fumar", "No fumar"),
+     "fr": ("Défense de fumer", "Interdit de fumer")},
+    {"en": ("No parking",), "es": ("Prohibido aparcar", "No aparcar", "Prohibido estacionar"),
+     "fr": ("Stationnement interdit",)},
+    {"en": ("Do not disturb",), "es": ("No molestar",), "fr": ("Ne pas déranger",)},
+    {"en": ("Please do not disturb",), "es": ("Por favor, no molestar",),
+     "fr": ("Prière de ne pas déranger",)},
+    {"en": ("Out of order",), "es": ("Fuera de servicio",), "fr": ("Hors service",)},
+    {"en": ("Wet floor", "Caution: wet floor"), "es": ("Suelo mojado", "Piso mojado"),
+     "fr": ("Sol glissant", "Sol mouillé")},
+    {"en": ("Emergency exit",), "es": ("Salida de emergencia",), "fr": ("Sortie de secours",)},
+    {"en": ("Sold out",), "es": ("Entradas agotadas", "Producto agotado"),
+     "fr": ("Épuisé", "Complet")},
+    {"en": ("Keep out of reach of children",),
+     "es": ("Mantener fuera del alcance de los niños",
+            "Manténgase fuera del alcance de los niños"),
+     "fr": ("Tenir hors de portée des enfants",)},
+    {"en": ("No entry", "No admittance"), "es": ("Prohibido el paso", "Prohibida la entrada"),
+     "fr": ("Entrée interdite", "Accès interdit")},
+    {"en": ("Staff only",), "es": ("Solo personal autorizado", "Sólo personal autorizado"),
+     "fr": ("Réservé au personnel",)},
+    {"en": ("Do not touch",), "es": ("No tocar",), "fr": ("Ne pas toucher",)},
+    {"en": ("Closed for holidays",), "es": ("Cerrado por vacaciones",),
+     "fr": ("Fermé pour congés",)},
+    {"en": ("Mind the step",), "es": ("Cuidado con el escalón",), "fr": ("Attention à la marche",)},
+    {"en": ("Beware of the dog",), "es": ("Cuidado con el perro",), "fr": ("Attention au chien",)},
+]  # fmt: skip
 # a saying may follow a hello and its comma ("Hi, how are you?"), written the target's way
 HELLOS = {"en": ("Hi", "Hello", "Hey"), "es": ("Hola", "Oye"), "fr": ("Salut", "Bonjour")}
 
@@ -116,13 +149,15 @@ def _first_word(text: str) -> str:
     return _key(_FIRST_WORD.search(text).group())
 
 
-_SAYING = _by_form(SAYINGS)
+_SAYING = _by_form(SAYINGS + SIGNS)
 # the first words of each language's sayings and hellos (in lower case, without accents)
 _SAYING_FIRST = {
     lang: {_first_word(form) for form in forms} | {_first_word(w) for w in HELLOS[lang]}
     for lang, forms in _SAYING.items()
 }
-_SAYING_LONGEST = 2 * max(len(f) for row in SAYINGS for forms in row.values() for f in forms)
+_SAYING_LONGEST = 2 * max(
+    len(f) for row in SAYINGS + SIGNS for forms in row.values() for f in forms
+)
 _SAYING_LINE = re.compile(
     rf"(?:(?P<hello>{'|'.join(w for words in HELLOS.values() for w in words)}),? )?"
     r"[¡¿]?(?P<words>[^¡¿.!?]+?)(?P<end>[.!?]*)",
