@@ -45,9 +45,10 @@ def test_a_number_and_a_half_is_found_as_each_language_says_it():
     "text, lang",
     [
         ("Quedamos a las 10 y media.", "es"),  # a clock: the model's
-        ("Necesito medio kilo.", "es"),  # no number
+        ("Vuelvo en media hora.", "es"),  # half an hour: the models read it
+        ("I'll be back in half an hour.", "en"),
         ("It is half past ten.", "en"),
-        ("Half a kilo, please.", "en"),
+        ("la clase media, half an apple", "es"),
         ("3 and a half", "en"),  # no unit
         ("Il est 3 heures et demie.", "de"),  # a language with no rule
         ("1,3 años y medio", "es"),  # a decimal already
@@ -97,9 +98,33 @@ def test_protect_gives_the_number_and_its_unit_and_puts_the_whole_back():
     )
 
 
+def test_half_a_unit_is_found_and_written_as_each_language_says_it():
+    assert found("Necesito medio kilo y media semana.", "es") == [
+        ("medio kilo", Half(0, "kilo", True)), ("media semana", Half(0, "week", True)),
+    ]  # fmt: skip
+    assert found("Half a kilo, half a day.", "en") == [
+        ("Half a kilo", Half(0, "kilo", True)), ("half a day", Half(0, "day", True)),
+    ]  # fmt: skip
+    assert found("un demi-litre, une demi-journée", "fr") == [
+        ("un demi-litre", Half(0, "litre", True)), ("une demi-journée", Half(0, "day", True)),
+    ]  # fmt: skip
+    day, mile = Half(0, "day", True), Half(0, "mile", True)
+    assert [day.written(t, "0.5") for t in ("en", "es", "fr")] == [
+        "half a day", "medio día", "une demi-journée",
+    ]  # fmt: skip
+    assert [mile.written(t, "0.5") for t in ("en", "es", "fr")] == [
+        "half a mile", "media milla", "un demi-mille",
+    ]  # fmt: skip
+    assert day.written("fr", "0,5", unit=False) == "une demi-journée"  # the unit is written
+    assert Half(0, "year", True).written("fr", "0,5") == "une demi-année"
+
+
 @pytest.mark.parametrize(
     "model, source, expected",
     [
+        ("es-en", "Necesito medio kilo de tomates.", "half a kilo of tomatoes"),
+        ("en-fr", "Half a kilo of tomatoes, please.", "Un demi-kilo de tomates"),
+        ("en-fr", "It takes half a day.", "une demi-journée"),
         ("es-en", "Hace dos horas y media que espero.", "two and a half hours"),
         ("es-en", "Me quedan 2 semanas y media de vacaciones.", "2 and a half weeks"),
         ("es-en", "Mi hija tiene un año y medio.", "a year and a half"),

@@ -16,8 +16,10 @@ after it becomes the whole, written the target's way (heedful.protect gives it a
 años y medio." -> "The boy is 12."), the number and a half is written alone in English ("The boy
 is 3 and a half."), as a decimal in French and Spanish ("3,5"). The units are those of time,
 weight and length that such phrases measure; a number in words is one of one to ten, written in
-words again. Said of no number ("medio kilo", "half a kilo") or of a clock ("a las 10 y media"),
-the half stays the model's.
+words again. Half a unit goes the same way ("medio kilo" as "12 kilos": "half a kilo", "un
+demi-kilo", "une demi-journée"; the models wrote "half kilo", "La moitié un kilo", "la moitié par
+jour"), but for half an hour, which Tatoeba has some 30 times in each pair and the models read.
+Of a clock ("a las 10 y media"), the half stays the model's.
 """
 
 from __future__ import annotations
@@ -95,8 +97,9 @@ _LOOK = {"en": "half", "es": "medi", "fr": "demi"}  # what a sentence with one h
 
 @dataclass(frozen=True)
 class Half:
-    """A number and a half of a unit: ``number`` (the whole part), ``unit`` (a key of
-    ``UNITS``), ``in_words``: whether the source wrote the number in words."""
+    """A number and a half of a unit: ``number`` (the whole part; 0: half a unit, "half a
+    kilo", "media hora", "une demi-heure"), ``unit`` (a key of ``UNITS``), ``in_words``: whether
+    the source wrote the number in words."""
 
     number: int
     unit: str
@@ -117,9 +120,11 @@ class Half:
         heure et demie"); without ``unit`` (the model wrote none: "The boy is 12."), English's
         number and a half alone ("3 and a half"), else ``decimal``, the number written as one
         ("3,5"), as for a language with no rule here."""
-        if target not in UNITS or not unit and target != "en":
+        if target not in UNITS or not unit and target != "en" and self.number:
             return decimal
         singular, plural, gender = UNITS[target][self.unit]
+        if self.number == 0:  # the unit written whether the model wrote it or not
+            return _half_a(target, self.unit)
         words = _WORDS[target]
         number = words[self.number - 1] if self.in_words else str(self.number)
         if not unit:
@@ -135,18 +140,40 @@ class Half:
         return f"{number} {plural} {_HALF[target][gender]}"
 
 
+def _half_a(target: str, unit: str) -> str:
+    """Half a ``unit``, as ``target`` writes it: "half an hour", "media hora", "une
+    demi-journée"."""
+    singular, _, gender = UNITS[target][unit]
+    if target == "en":
+        return f"half {'an' if singular == 'hour' else 'a'} {singular}"
+    if target == "es":
+        return f"{'media' if gender == 'f' else 'medio'} {singular}"
+    if unit in ("day", "year"):  # "une demi-journée", "une demi-année", not "un demi-jour"
+        return "une demi-journée" if unit == "day" else "une demi-année"
+    return f"{'une' if gender == 'f' else 'un'} demi-{singular}"
+
+
 def _pattern(lang: str) -> re.Pattern[str]:
     units = {form: key for key, forms in UNITS[lang].items() for form in forms[:2]}
     units |= _ALSO.get(lang, {})
     unit = "|".join(sorted(map(re.escape, units), key=len, reverse=True))
+    singular = {forms[0] for forms in UNITS[lang].values()} | (
+        {"journée"} if lang == "fr" else set()
+    )
+    one = "|".join(sorted(map(re.escape, singular), key=len, reverse=True))
+    half_a = {  # "half a kilo", "medio kilo", "un demi-kilo"
+        "en": rf"half (?:a|an) (?P<unit_half>{one})",
+        "es": rf"(?:medio|media) (?P<unit_half>{one})",
+        "fr": rf"(?:un|une) demi-(?P<unit_half>{one})",
+    }[lang]
     number = "|".join([r"\d{1,4}", *_WORDS[lang], *_ONE[lang]])
     if lang == "en":  # "3 and a half years", "a year and a half"
         before = rf"(?P<number>{number}) and a half (?P<unit>{unit})"
         after = rf"(?P<one>{'|'.join(_ONE['en'])}) (?P<unit_one>{unit}) and a half"
-        whole = rf"{before}|{after}"
+        whole = rf"{before}|{after}|{half_a}"
     else:  # "3 años y medio", "une heure et demie"
         half = "y (?:medio|media)" if lang == "es" else "et demie?"
-        whole = rf"(?P<number>{number}) (?P<unit>{unit}) {half}"
+        whole = rf"(?P<number>{number}) (?P<unit>{unit}) {half}|{half_a}"
     return re.compile(rf"(?<![\w'’.,-])(?:{whole})(?![\w'’-])", re.IGNORECASE)
 
 
@@ -165,6 +192,11 @@ def find_halves(text: str, lang: str | None) -> list[tuple[Span, Half]]:
         return []
     found = []
     for m in pattern.finditer(text):
+        if m.group("unit_half"):  # "half a kilo"
+            unit = _UNIT_KEYS[lang].get(m.group("unit_half").lower(), "day")  # "journée"
+            if unit != "hour":  # "half an hour", "media hora": the models read them (Tatoeba
+                found.append((m.span(), Half(0, unit, True)))  # has them some 30 times each)
+            continue
         said = (m.group("number") or m.group("one")).lower()
         unit = _UNIT_KEYS[lang][(m.group("unit") or m.group("unit_one")).lower()]
         if said.isdigit():
@@ -174,6 +206,6 @@ def find_halves(text: str, lang: str | None) -> list[tuple[Span, Half]]:
         else:
             number, in_words = _WORDS[lang].index(said) + 1, True
         if number == 0:
-            continue  # "0 and a half": nothing to say a half of
+            continue  # "0 and a half": nothing to say a half of ("half a" is number 0)
         found.append((m.span(), Half(number, unit, in_words)))
     return found
