@@ -18,22 +18,24 @@ from dataclasses import dataclass
 
 from heedful.textmap import Span
 
-# each acronym as each language writes it, with its article where the language gives it one
-# (English: "the UN" but "NATO"; Spanish: its gender; French: its article and gender, which the
-# stand-in shares)
+# each acronym as each language writes it: English with its article or none ("the UN",
+# "NATO"), Spanish with its article (its gender), French with its article and gender, which the
+# noun given in its place shares
 ACRONYMS = [
-    {"en": "the UN", "es": "la ONU", "fr": ("l'ONU", "f")},
-    {"en": "the WHO", "es": "la OMS", "fr": ("l'OMS", "f")},
-    {"en": "the EU", "es": "la UE", "fr": ("l'UE", "f")},
-    {"en": "NATO", "es": "la OTAN", "fr": ("l'OTAN", "f")},
-    {"en": "the IMF", "es": "el FMI", "fr": ("le FMI", "m")},
-    {"en": "VAT", "es": "el IVA", "fr": ("la TVA", "f")},
-    {"en": "GDP", "es": "el PIB", "fr": ("le PIB", "m")},
-    {"en": "DNA", "es": "el ADN", "fr": ("l'ADN", "m")},
-    {"en": "an NGO", "es": "una ONG", "fr": ("une ONG", "f")},
+    {"en": ("the", "UN"), "es": ("la", "ONU"), "fr": ("l'", "ONU", "f")},
+    {"en": ("the", "WHO"), "es": ("la", "OMS"), "fr": ("l'", "OMS", "f")},
+    {"en": ("the", "EU"), "es": ("la", "UE"), "fr": ("l'", "UE", "f")},
+    {"en": ("", "NATO"), "es": ("la", "OTAN"), "fr": ("l'", "OTAN", "f")},
+    {"en": ("the", "IMF"), "es": ("el", "FMI"), "fr": ("le", "FMI", "m")},
+    {"en": ("", "VAT"), "es": ("el", "IVA"), "fr": ("la", "TVA", "f")},
+    {"en": ("", "GDP"), "es": ("el", "PIB"), "fr": ("le", "PIB", "m")},
+    {"en": ("", "DNA"), "es": ("el", "ADN"), "fr": ("l'", "ADN", "m")},
+    {"en": ("an", "NGO"), "es": ("una", "ONG"), "fr": ("une", "ONG", "f")},
 ]
-# the noun given in an acronym's place, by the target's article and gender: each is read well by
-# the bundled models ("She works for the school." -> "Elle travaille pour l'école.")
+# the noun given in an acronym's place, as the source and the target write it, by what the
+# target's acronym takes: its French article and gender ("l'école" as "l'ONU", "de l'école" as
+# "de l'ONU"), or its Spanish gender into English; each is read well by the bundled models
+# ("She works for the school." -> "Elle travaille pour l'école.")
 _STAND_INS = {
     ("en", "fr", "l'", "f"): ("school", "école"),
     ("en", "fr", "l'", "m"): ("hospital", "hôpital"),
@@ -44,11 +46,6 @@ _STAND_INS = {
     ("es", "en", "m"): ("gobierno", "government"),
 }
 _ARTICLES = {"en": r"the|a|an", "es": r"el|la|los|las|un|una|del|al", "fr": r"le|la|les|l'|un|une"}
-
-
-def _bare(written: str) -> str:
-    """An acronym without its article: "UN" of "the UN", "ONU" of "l'ONU"."""
-    return re.sub(r"^(?:the |an? |el |la |una? |le |l'|une )", "", written)
 
 
 @dataclass(frozen=True)
@@ -66,28 +63,37 @@ class Acronym:
         return re.compile(rf"(?<![\w-]){article}(?P<noun>{re.escape(self.noun)})(?![\w-])", re.I)
 
     def written(self, target: str, article: str | None) -> str:
-        """The acronym as ``target`` writes it, in place of the noun; in English with the
-        article the language gives it (the model's ``article`` for its own "a" or "the")."""
-        form = ACRONYMS[self.row][target]
-        written = form if isinstance(form, str) else form[0]
-        if target != "en":
-            return _bare(written)
-        bare = _bare(written)
-        if written.startswith(("a ", "an ")) and article and article.lower() == "the":
-            return f"the {bare}"
-        return written
+        """The acronym as ``target`` writes it in place of the noun: in French alone (the
+        model's article stays), in English with the article English gives it ("the UN",
+        "NATO", "an NGO"; "the NGO" where the model wrote "the")."""
+        own, acronym = ACRONYMS[self.row][target][:2]
+        if target != "en" or not own:
+            return acronym
+        if own == "an" and article and article.lower() == "the":
+            return f"the {acronym}"
+        return f"{own} {acronym}"
 
 
 def _source_pattern(lang: str) -> tuple[re.Pattern[str], dict[str, int]]:
-    forms = {}
-    for k, row in enumerate(ACRONYMS):
-        written = row[lang] if isinstance(row[lang], str) else row[lang][0]
-        forms[_bare(written)] = k
+    """A pattern of ``lang``'s acronyms, with an article before them, and each acronym's row."""
+    rows = {row[lang][1]: k for k, row in enumerate(ACRONYMS)}
     if lang == "en":
-        forms["U.N."] = 0
-    names = "|".join(map(re.escape, sorted(forms, key=len, reverse=True)))
+        rows["U.N."] = 0
+    names = "|".join(map(re.escape, sorted(rows, key=len, reverse=True)))
     return re.compile(rf"(?<![\w.-])(?:(?P<article>(?i:{_ARTICLES[lang]})) )?(?P<acronym>{names})"
-                      rf"(?![\w-])"), forms  # fmt: skip
+                      rf"(?![\w-])"), rows  # fmt: skip
+
+
+def _stand_in(row: int, source: str, target: str | None) -> tuple[str, str] | None:
+    """The noun given in place of acronym ``row``, as ``source`` and ``target`` write it; None
+    for a pair without one."""
+    if (source, target) == ("en", "fr"):
+        article, _, gender = ACRONYMS[row]["fr"]
+        return _STAND_INS[source, target, article, gender]
+    if (source, target) == ("es", "en"):
+        gender = "f" if ACRONYMS[row]["es"][0] in ("la", "una") else "m"
+        return _STAND_INS[source, target, gender]
+    return None
 
 
 _SOURCE = {lang: _source_pattern(lang) for lang in ("en", "es")}
@@ -105,20 +111,15 @@ def find_acronyms(text: str, source: str | None, target: str | None) -> list[tup
     lowered = text.lower()
     for m in pattern.finditer(text):
         row = rows[m["acronym"]]
-        if source == "en" and target == "fr":
-            written, gender = ACRONYMS[row]["fr"]
-            key = ("en", "fr", written.split("'")[0] + "'" if "'" in written else
-                   written.split()[0], gender)  # fmt: skip
-        elif source == "es" and target == "en":
-            key = ("es", "en", "f" if ACRONYMS[row]["es"].split()[0] in ("la", "una") else "m")
-        else:
-            continue
-        given, noun = _STAND_INS[key]
+        stand_in = _stand_in(row, source, target)
+        if stand_in is None:
+            return []
+        given, noun = stand_in
         if re.search(rf"\b{given}\b", lowered) or any(a.noun == noun for _, a in found):
             continue  # the text has the noun already, or another acronym stands as it
         if source == "en":  # "the UN" -> "the school"; "NATO" -> "the school"; "an NGO"
             article = m["article"]
-            said = article or ("the" if key[2] != "une" else "a")
+            said = article or ("a" if ACRONYMS[row]["en"][0] == "an" else "the")
             given = f"{'a' if said.lower() in ('a', 'an') else said} {given}"
             start = m.start()
             if article and article[0].isupper() or not article and m.start() == 0:
