@@ -80,8 +80,8 @@ _ALSO = {
            "kilogram": "kilo", "kilograms": "kilo", "kg": "kilo", "kilometer": "kilometre",
            "kilometers": "kilometre", "km": "kilometre", "lb": "pound", "lbs": "pound"},
     "es": {"kilogramo": "kilo", "kilogramos": "kilo", "kg": "kilo", "km": "kilometre"},
-    "fr": {"année": "year", "années": "year", "kilogramme": "kilo", "kilogrammes": "kilo",
-           "kg": "kilo", "km": "kilometre"},
+    "fr": {"année": "year", "années": "year", "journée": "day", "kilogramme": "kilo",
+           "kilogrammes": "kilo", "kg": "kilo", "km": "kilometre"},
 }  # fmt: skip
 # the numbers one to ten in words; one's forms are each language's articles too ("a year and a
 # half", "un año y medio")
@@ -120,11 +120,13 @@ class Half:
         heure et demie"); without ``unit`` (the model wrote none: "The boy is 12."), English's
         number and a half alone ("3 and a half"), else ``decimal``, the number written as one
         ("3,5"), as for a language with no rule here."""
-        if target not in UNITS or not unit and target != "en" and self.number:
+        if target not in UNITS:
+            return decimal
+        if self.number == 0:  # half a unit: written whole, whether the model wrote it or not
+            return _half_a(target, self.unit)
+        if not unit and target != "en":
             return decimal
         singular, plural, gender = UNITS[target][self.unit]
-        if self.number == 0:  # the unit written whether the model wrote it or not
-            return _half_a(target, self.unit)
         words = _WORDS[target]
         number = words[self.number - 1] if self.in_words else str(self.number)
         if not unit:
@@ -157,9 +159,7 @@ def _pattern(lang: str) -> re.Pattern[str]:
     units = {form: key for key, forms in UNITS[lang].items() for form in forms[:2]}
     units |= _ALSO.get(lang, {})
     unit = "|".join(sorted(map(re.escape, units), key=len, reverse=True))
-    singular = {forms[0] for forms in UNITS[lang].values()} | (
-        {"journée"} if lang == "fr" else set()
-    )
+    singular = {forms[0] for forms in UNITS[lang].values()} | set(_ALSO.get(lang, {}))
     one = "|".join(sorted(map(re.escape, singular), key=len, reverse=True))
     half_a = {  # "half a kilo", "medio kilo", "un demi-kilo"
         "en": rf"half (?:a|an) (?P<unit_half>{one})",
@@ -193,7 +193,7 @@ def find_halves(text: str, lang: str | None) -> list[tuple[Span, Half]]:
     found = []
     for m in pattern.finditer(text):
         if m.group("unit_half"):  # "half a kilo"
-            unit = _UNIT_KEYS[lang].get(m.group("unit_half").lower(), "day")  # "journée"
+            unit = _UNIT_KEYS[lang][m.group("unit_half").lower()]
             if unit != "hour":  # "half an hour", "media hora": the models read them (Tatoeba
                 found.append((m.span(), Half(0, unit, True)))  # has them some 30 times each)
             continue
