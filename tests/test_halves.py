@@ -92,6 +92,10 @@ def test_protect_gives_the_number_and_its_unit_and_puts_the_whole_back():
     opening = protect("Dos horas y media después, llegó.", "es", "en")
     said = opening.restore(f"{opening.placeholders[0]} hours later, he arrived.")
     assert said == "Two and a half hours later, he arrived."
+    of_oil = protect("I need half a liter of oil.", "en", "fr")  # "de" elided before "un"
+    assert of_oil.restore(f"J'ai besoin de {of_oil.placeholders[0]} litres d'huile.") == (
+        "J'ai besoin d'un demi-litre d'huile."
+    )
     into_french = protect("It took 2 and a half weeks.", "en", "fr")  # agreeing with the unit
     assert into_french.restore(f"Ça a pris {into_french.placeholders[0]} semaines.") == (
         "Ça a pris 2 semaines et demie."

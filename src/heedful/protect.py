@@ -371,6 +371,8 @@ class Protected:
                     if not translation[: match.start()].strip(" ¡¿\"'“«"):
                         put = put[:1].upper() + put[1:]  # it opens the sentence
                     found.append((match.span(), put))
+                    if self.target == "fr":  # "de 12 litres" -> "d'un demi-litre"
+                        found += _elision_before(match, put, translation)
                 elif k in self.written_as:  # "Happy birthday" -> "Good luck", "XIXe" -> "XVIe"
                     written_as = {f.lower(): w for f, w in self.written_as[k].items()}
                     put = written_as[match.group().lower()]
