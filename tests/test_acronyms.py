@@ -35,11 +35,25 @@ def test_an_acronym_is_given_as_a_noun_with_its_target_article_and_gender():
 def test_what_is_no_acronym_to_write_anew_is_left_to_the_model():
     assert found("WHO ARE YOU? THE UN MET.", "en", "fr") == []  # a text in capitals
     assert found("Who are you?", "en", "fr") == []
-    assert found("The school and the UN.", "en", "fr") == []  # the text has the noun
-    # two acronyms that one noun would stand for: the first only
-    assert found("The UN and NATO.", "en", "fr") == [("The UN", "The school")]
+    # a modifier without the article English gives the acronym: the noun would be one word
+    # more ("UN troops" -> "les troupes scolaires")
+    assert found("UN troops arrived, EU rules too.", "en", "fr") == []
+    # the text has the noun already, or another acronym stands as it: the next noun; none left
+    assert found("The school and the UN.", "en", "fr") == [("the UN", "the church")]
+    assert found("The UN, the WHO and the EU.", "en", "fr") == [
+        ("The UN", "The school"), ("the WHO", "the church"),
+    ]  # fmt: skip
+    assert found("La ONU y la OMS.", "es", "en") == [("ONU", "escuela"), ("OMS", "iglesia")]
     assert found("La ONU.", "es", "fr") == [] and found("La ONU.", "fr", "en") == []
     assert found("UNESCO, the UNHCR, U.N.C.L.E.", "en", "fr") == []
+
+
+def test_an_acronym_whose_noun_the_model_left_out_is_put_back_as_the_acronym():
+    from heedful.unknown_words import Unreadable
+
+    protected = protect("The EU rules.", "en", "fr")
+    split = protected.missing("Les règles scolaires.", Unreadable(protected.text.split(), [], []))
+    assert split.words == ["UE"]  # not "the school"
 
 
 def test_the_stand_in_s_noun_becomes_the_acronym_with_the_model_s_article():
@@ -48,7 +62,7 @@ def test_the_stand_in_s_noun_becomes_the_acronym_with_the_model_s_article():
     assert protected.restore("Le rapport de l'école est prêt.") == "Le rapport de l'ONU est prêt."
     assert protected.restore("L'école est prête.") == "L'ONU est prête."
     into_english = protect("Trabaja para una ONG y habla de la OMS.", "es", "en")
-    assert into_english.text == "Trabaja para una escuela y habla de la OMS."
+    assert into_english.text == "Trabaja para una escuela y habla de la iglesia."
     # English's own article: "an NGO"; "the" where the model wrote none
     assert into_english.restore("He works for a school.") == "He works for an NGO."
     assert into_english.restore("He works for the school.") == "He works for the NGO."

@@ -36,14 +36,14 @@ ACRONYMS = [
 # target's acronym takes: its French article and gender ("l'école" as "l'ONU", "de l'école" as
 # "de l'ONU"), or its Spanish gender into English; each is read well by the bundled models
 # ("She works for the school." -> "Elle travaille pour l'école.")
-_STAND_INS = {
-    ("en", "fr", "l'", "f"): ("school", "école"),
-    ("en", "fr", "l'", "m"): ("hospital", "hôpital"),
-    ("en", "fr", "le", "m"): ("government", "gouvernement"),
-    ("en", "fr", "la", "f"): ("car", "voiture"),
-    ("en", "fr", "une", "f"): ("school", "école"),
-    ("es", "en", "f"): ("escuela", "school"),
-    ("es", "en", "m"): ("gobierno", "government"),
+_STAND_INS = {  # a second for a second acronym of the same kind ("la ONU y la OMS")
+    ("en", "fr", "l'", "f"): [("school", "école"), ("church", "église")],
+    ("en", "fr", "l'", "m"): [("hospital", "hôpital"), ("airport", "aéroport")],
+    ("en", "fr", "le", "m"): [("government", "gouvernement"), ("president", "président")],
+    ("en", "fr", "la", "f"): [("car", "voiture"), ("house", "maison")],
+    ("en", "fr", "une", "f"): [("school", "école"), ("church", "église")],
+    ("es", "en", "f"): [("escuela", "school"), ("iglesia", "church")],
+    ("es", "en", "m"): [("gobierno", "government"), ("hospital", "hospital")],
 }
 _ARTICLES = {"en": r"the|a|an", "es": r"el|la|los|las|un|una|del|al", "fr": r"le|la|les|l'|un|une"}
 
@@ -84,16 +84,20 @@ def _source_pattern(lang: str) -> tuple[re.Pattern[str], dict[str, int]]:
                       rf"(?![\w-])"), rows  # fmt: skip
 
 
-def _stand_in(row: int, source: str, target: str | None) -> tuple[str, str] | None:
-    """The noun given in place of acronym ``row``, as ``source`` and ``target`` write it; None
-    for a pair without one."""
+def _stand_ins(row: int, source: str, target: str | None) -> list[tuple[str, str]]:
+    """The nouns that may be given in place of acronym ``row``, as ``source`` and ``target``
+    write them; none for a pair without them."""
     if (source, target) == ("en", "fr"):
         article, _, gender = ACRONYMS[row]["fr"]
         return _STAND_INS[source, target, article, gender]
     if (source, target) == ("es", "en"):
         gender = "f" if ACRONYMS[row]["es"][0] in ("la", "una") else "m"
         return _STAND_INS[source, target, gender]
-    return None
+    return []
+
+
+def _holds(text: str, word: str) -> bool:
+    return re.search(rf"\b{re.escape(word)}\b", text) is not None
 
 
 _SOURCE = {lang: _source_pattern(lang) for lang in ("en", "es")}
@@ -111,12 +115,16 @@ def find_acronyms(text: str, source: str | None, target: str | None) -> list[tup
     lowered = text.lower()
     for m in pattern.finditer(text):
         row = rows[m["acronym"]]
-        stand_in = _stand_in(row, source, target)
-        if stand_in is None:
+        if source == "en" and ACRONYMS[row]["en"][0] and not m["article"]:
+            continue  # "UN troops": a modifier, which the noun would make a word of its own
+        stand_ins = _stand_ins(row, source, target)
+        if not stand_ins:
             return []
-        given, noun = stand_in
-        if re.search(rf"\b{given}\b", lowered) or any(a.noun == noun for _, a in found):
-            continue  # the text has the noun already, or another acronym stands as it
+        taken = {a.noun for _, a in found}  # by another acronym, or in the text already
+        free = [(g, n) for g, n in stand_ins if n not in taken and not _holds(lowered, g)]
+        if not free:
+            continue
+        given, noun = free[0]
         if source == "en":  # "the UN" -> "the school"; "NATO" -> "the school"; "an NGO"
             article = m["article"]
             said = article or ("a" if ACRONYMS[row]["en"][0] == "an" else "the")

@@ -446,7 +446,10 @@ class Protected:
         for k in absent:
             seen = _find(self.placeholders[k])
             found = (i for i, w in enumerate(split.readable) if seen.search(w))
-            carried.append((next(found, 0) - 1, self.as_translated()[k]))
+            # an acronym's noun the model left out ("UN troops": "les troupes scolaires"): the
+            # acronym itself, as the target writes it, not the noun
+            word = self.spans[k] if k in self.acronyms else self.as_translated()[k]
+            carried.append((next(found, 0) - 1, word))
         carried.sort(key=lambda pair: pair[0])  # stable: in order of the source
         return Unreadable(split.readable, [w for _, w in carried], [a for a, _ in carried])
 
