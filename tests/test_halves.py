@@ -121,6 +121,11 @@ def test_half_a_unit_is_found_and_written_as_each_language_says_it():
     ]  # fmt: skip
     assert day.written("fr", "0,5", unit=False) == "une demi-journée"  # the unit is written
     assert Half(0, "year", True).written("fr", "0,5") == "une demi-année"
+    dozen = found("I bought half a dozen eggs.", "en")
+    assert dozen == [("half a dozen", Half(0, "dozen", True))]
+    assert [dozen[0][1].written(t, "0.5") for t in ("es", "fr")] == [
+        "media docena", "une demi-douzaine",
+    ]  # fmt: skip
 
 
 @pytest.mark.parametrize(
