@@ -53,7 +53,8 @@ def test_an_acronym_whose_noun_the_model_left_out_is_put_back_as_the_acronym():
 
     protected = protect("The EU rules.", "en", "fr")
     split = protected.missing("Les règles scolaires.", Unreadable(protected.text.split(), [], []))
-    assert split.words == ["UE"]  # not "the school"
+    assert split.words == ["école"]  # the noun as the translation holds it, made the acronym:
+    assert protected.restore("Les règles scolaires école.") == "Les règles scolaires UE."
 
 
 def test_the_stand_in_s_noun_becomes_the_acronym_with_the_model_s_article():

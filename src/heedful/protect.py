@@ -325,11 +325,13 @@ class Protected:
 
     def as_translated(self) -> list[str]:
         """Each placeholder as the translation holds it (a date's: its translated weekday; a
-        century's: the first of its forms)."""
+        century's: the first of its forms; an acronym's: its noun, "école" for "the school")."""
         return [
-            next(iter(self.written_as[k])) if k in self.written_as else self.translated_as.get(k, p)
+            next(iter(self.written_as[k])) if k in self.written_as
+            else self.acronyms[k].noun if k in self.acronyms
+            else self.translated_as.get(k, p)
             for k, p in enumerate(self.placeholders)
-        ]
+        ]  # fmt: skip
 
     def in_translation(self, k: int) -> re.Pattern[str]:
         """Placeholder ``k`` as the translation holds it: itself, or a date's translated
@@ -446,10 +448,7 @@ class Protected:
         for k in absent:
             seen = _find(self.placeholders[k])
             found = (i for i, w in enumerate(split.readable) if seen.search(w))
-            # an acronym's noun the model left out ("UN troops": "les troupes scolaires"): the
-            # acronym itself, as the target writes it, not the noun
-            word = self.spans[k] if k in self.acronyms else self.as_translated()[k]
-            carried.append((next(found, 0) - 1, word))
+            carried.append((next(found, 0) - 1, self.as_translated()[k]))
         carried.sort(key=lambda pair: pair[0])  # stable: in order of the source
         return Unreadable(split.readable, [w for _, w in carried], [a for a, _ in carried])
 
