@@ -260,7 +260,7 @@ _WISHING_WORD = {"en": "wish", "es": "dese", "fr": "souhait"}  # what a verb of 
 def _wished_rows(lang: str) -> dict[str, str]:
     """Each way ``lang`` writes a wish after a verb of wishing, without its article and without
     accents, -> its row's key in ``WISHED``."""
-    rows = {_first_form(row): row for row in WISHES}
+    rows = {row["en"][0]: row for row in WISHES}  # WISHED's keys: each row's first English form
     found = {}
     for key, forms in WISHED.items():
         written = re.sub(rf"^(?:{_ARTICLES[lang]}) ", "", forms[lang])
@@ -269,20 +269,18 @@ def _wished_rows(lang: str) -> dict[str, str]:
     return found
 
 
-def _first_form(row: dict[str, tuple[str, ...]]) -> str:
-    return row["en"][0]
+def _wished_pattern(lang: str) -> re.Pattern[str]:
+    """A verb of wishing and one or two wishes after it, each perhaps with its article ("wish
+    you a merry Christmas and a happy new year"), with or without their accents."""
+    forms = "|".join(map(_loosely, sorted(_WISHED[lang], key=len, reverse=True)))
+    wish = rf"(?:(?:{_ARTICLES[lang]}) )?(?:{forms})"
+    return re.compile(
+        rf"{_WISHING[lang]}(?P<wishes>{wish}(?: {_AND[lang]} {wish})?)(?!\w)", re.IGNORECASE
+    )
 
 
 _WISHED = {lang: _wished_rows(lang) for lang in WISHED_STAND_INS}
-_WISHED_AT = {
-    lang: re.compile(
-        rf"{_WISHING[lang]}(?P<wishes>(?:(?:{_ARTICLES[lang]}) )?(?:{forms})"
-        rf"(?: {_AND[lang]} (?:(?:{_ARTICLES[lang]}) )?(?:{forms}))?)(?!\w)",
-        re.IGNORECASE,
-    )
-    for lang, found in _WISHED.items()
-    for forms in ["|".join(map(_loosely, sorted(found, key=len, reverse=True)))]
-}
+_WISHED_AT = {lang: _wished_pattern(lang) for lang in WISHED_STAND_INS}
 
 
 def wish_within(
