@@ -180,6 +180,20 @@ def test_signs_translate_on_the_bundled_models(bundled, name, text, expected):
     assert bundled[name].translate([text])[0] == expected
 
 
+@pytest.mark.parametrize(
+    "name, text, expected",
+    [
+        ("en-fr", "Wet floor!!!", "Sol glissant !!!"),
+        ("en-fr", "Merry Christmas!!!", "Joyeux Noël !!!"),
+        ("es-en", "¡¡¡Feliz Navidad!!!", "Merry Christmas!!!"),
+    ],
+)
+def test_a_table_s_line_ended_with_a_run_of_marks_keeps_them(bundled, name, text, expected):
+    # before: "Apparez-vous !!!", "Bonne Noël !!!", "Happy Christmas!!!" (the run's line went
+    # to the model)
+    assert bundled[name].translate([text])[0] == expected
+
+
 def test_a_sign_is_a_whole_line_and_not_one_said_to_people():
     from heedful.sayings import saying_formula
 

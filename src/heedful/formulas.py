@@ -167,10 +167,11 @@ def letter_formula(
     """The target language's form of a letter's greeting or closing, ``line`` given without
     ``mark`` (the comma or colon the line ended with, None if it ended with none; "." may end
     ``line`` in its place); None if ``line`` is neither, or a language has no table."""
-    if source not in GREETINGS or target not in GREETINGS or mark not in (",", ":", None):
+    if source not in GREETINGS or target not in GREETINGS:
         return None
+    # wishes, sayings and signs are whole lines, whatever ends them ("Wet floor!!!")
     said = wish_formula(line, source, target) or saying_formula(line, source, target)
-    if said is not None:
+    if said is not None or mark not in (",", ":", None):
         return said
     if mark is None and line.rstrip()[-1:] in ".!?":  # "Best wishes!": a sentence
         return None
