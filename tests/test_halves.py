@@ -167,3 +167,82 @@ def test_a_half_beside_an_amount_maps_its_offsets():
     kilos = protected.placeholders[1]
     assert protected.text.endswith(f"por {kilos} kilos de tomates.")
     assert "2 and a half kilos" in protected.restore(f"I paid 100 for {kilos} kilos of tomatoes.")
+
+
+def test_quarters_are_found_as_each_language_says_them():
+    text = "Dura dos horas y cuarto, o tres cuartos de hora, o 3 días y tres cuartos."
+    assert found(text, "es") == [
+        ("dos horas y cuarto", Half(2, "hour", True, 1)),
+        ("tres cuartos de hora", Half(0, "hour", True, 3)),
+        ("3 días y tres cuartos", Half(3, "day", False, 3)),
+    ]  # fmt: skip
+    assert found("an hour and a quarter, three-quarters of a mile, two hours and a half", "en") == [
+        ("an hour and a quarter", Half(1, "hour", True, 1)),
+        ("three-quarters of a mile", Half(0, "mile", True, 3)),
+        ("two hours and a half", Half(2, "hour", True, 2)),
+    ]  # fmt: skip
+    assert found("un quart d'heure, deux heures trois quarts", "fr") == [
+        ("un quart d'heure", Half(0, "hour", True, 1)),
+        ("deux heures trois quarts", Half(2, "hour", True, 3)),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "text, lang",
+    [
+        ("Son las dos y cuarto.", "es"),  # a clock: the model's
+        ("It is a quarter past two.", "en"),
+        ("El cuarto de baño está arriba.", "es"),  # a room
+        ("Tengo un cuarto grande.", "es"),
+    ],
+)
+def test_what_is_no_quarter_is_left_alone(text, lang):
+    assert found(text, lang) == []
+
+
+def test_quarters_are_written_the_target_s_way():
+    hours, quarter_of = Half(2, "hour", True, 1), Half(0, "hour", True, 1)
+    assert [hours.written(t, hours.decimal) for t in ("en", "es", "fr")] == [
+        "two and a quarter hours", "dos horas y cuarto", "deux heures et quart",
+    ]  # fmt: skip
+    assert [quarter_of.written(t, "0.25") for t in ("en", "es", "fr")] == [
+        "a quarter of an hour", "un cuarto de hora", "un quart d'heure",
+    ]  # fmt: skip
+    three = Half(1, "year", False, 3)
+    assert [three.written(t, three.decimal) for t in ("en", "es", "fr")] == [
+        "a year and three quarters", "un año y tres cuartos", "un an trois quarts",
+    ]  # fmt: skip
+    assert (hours.decimal, three.decimal, Half(3, "kilo", False).decimal) == ("2.25", "1.75", "3.5")
+    into_french = protect(
+        "She ran 3 and a quarter miles.", "en", "fr"
+    )  # no unit written: a decimal
+    assert (
+        into_french.restore(f"Elle a couru {into_french.placeholders[0]}.") == "Elle a couru 3,25."
+    )
+
+
+@pytest.mark.parametrize(
+    "model, source, expected",
+    [
+        ("es-en", "La película dura dos horas y cuarto.", "two and a quarter hours"),
+        ("es-en", "Esperé tres cuartos de hora.", "three quarters of an hour"),
+        ("es-en", "Compré un cuarto de kilo de queso.", "a quarter of a kilo of cheese"),
+        ("en-fr", "I waited three quarters of an hour.", "trois quarts d'heure"),
+        ("en-fr", "I bought a quarter of a kilo of cheese.", "un quart de kilo de fromage"),
+    ],
+)
+def test_the_bundled_models_say_the_quarter(bundled, model, source, expected):
+    # before: "The movie runs two hours and room.", "I waited for three-fourths of time.", "I
+    # bought a room of cheese.", "trois quarts d'une heure", "un kilo d'enfance en fromage"
+    assert expected in bundled[model].translate([source])[0]
+
+
+def test_links_of_a_quarter_index_its_words(bundled):
+    source = "Esperé un cuarto de hora en la estación."
+    result = bundled["es-en"].translate([source], alignments=True)[0]
+    assert "a quarter of an hour" in result.text
+    for link in result.alignment:
+        assert source[slice(*link.source)] == link.source_word
+        assert result.text[slice(*link.target)] == link.target_word
+    pairs = {(link.source_word, link.target_word) for link in result.alignment}
+    assert ("un cuarto de hora", "a quarter of an hour") in pairs

@@ -553,7 +553,7 @@ def protect(
             original = acronyms[start, end].written(target or "", None)
         elif (start, end) in halves:  # "3 años y medio": "12 años" for the model
             pool = free[SHORT_NUMBERS] or free[NUMBERS]
-            original = localise_number(f"{halves[start, end].number}.5", "en", target)
+            original = localise_number(halves[start, end].decimal, "en", target)
         elif (start, end) in wishes:  # "¡Buen viaje, chicos!": "¡Feliz cumpleaños, chicos!"
             stand_in, forms = wishes[start, end]
             pool, original = [stand_in], next(iter(forms.values()))
