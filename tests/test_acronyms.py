@@ -99,3 +99,28 @@ def test_links_of_an_acronym_index_its_words(bundled):
         assert source[slice(*link.source)] == link.source_word
         assert result.text[slice(*link.target)] == link.target_word
     assert ("the UN", "l'ONU") in {(k.source_word, k.target_word) for k in result.alignment}
+
+
+def test_an_acronym_outside_the_table_that_the_model_seldom_read_is_copied():
+    from heedful.lexicon import RARE, Lexicon
+
+    lexicon = Lexicon(["la", "no", "ovni", "nasa", "xvi"], [900, 800, RARE + 1, RARE, 1])
+    text = "La NASA, la UNHCR y un OVNI: NO, el siglo XVI, la NASAAMERICA y la Nasa."
+    assert [text[a:b] for a, b in lexicon.unread_acronyms(text)] == ["NASA", "UNHCR"]
+    assert Lexicon(["nasa"]).unread_acronyms("La NASA y la FIFA.") == [
+        (13, 17)
+    ]  # no counts: unread
+
+
+@pytest.mark.parametrize(
+    "name, text, expected",
+    [
+        ("es-en", "Trabajo para la NASA desde 2019.", "NASA since 2019"),
+        ("es-en", "La NASA es grande.", "NASA is big."),
+        ("es-en", "Vi un OVNI anoche.", "I saw a UFO"),  # read often: the model's, translated
+        ("en-fr", "I saw a UFO last night.", "OVNI"),
+    ],
+)
+def test_acronyms_outside_the_table_on_the_bundled_models(bundled, name, text, expected):
+    # before: "I work for NásA since 2019.", "Number is big."
+    assert expected in bundled[name].translate([text])[0]

@@ -59,6 +59,7 @@ RARE = 5  # a person's name read this few times is protected as if never read ("
 _PART = re.compile(r"[^\W\d_]+")  # the letters of a word; "S'fiso", "Nimrat-Cola" have two
 _OPENING = ".!?¡¿:;\"'«»“”„—–-(…"  # after these a word may open a sentence, or a quotation
 _WORD = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")
+_CAPITALS = re.compile(r"(?<![\w'’-])[A-ZÀ-ÖØ-Þ]{2,6}(?![\w'’-])")  # Latin capitals
 
 
 class Lexicon:
@@ -191,6 +192,28 @@ class Lexicon:
         if capitals:
             return found
         return sorted(found + self._typed_in_lower_case(text, people))
+
+    def unread_acronyms(self, text: str) -> list[Span]:
+        """Words of two to six capitals that the model read at most ``RARE`` times, in a text
+        not in capitals: acronyms outside heedful.acronyms' table, copied as written. The
+        bundled es -> en model wrote "Trabajo para la NASA." as "I work for NásA." and "La NASA
+        es grande." as "Number is big."; "TV", "OK", "FBI" and "UFO" ("OVNI"), which the
+        training text has often, stay with it, as do common words written in capitals for
+        emphasis ("NO", "MUY"), Roman numerals and what chat types for words ("ASAP")."""
+        out = []
+        for match in _CAPITALS.finditer(text):
+            word = match.group()
+            if roman_numeral(word):
+                continue
+            if self.usual_words(word, "en") != word or self.usual_words(word, "es") != word:
+                continue  # typed for words ("ASAP", "TQM"): spelt out for the model
+            if self.counts is None:
+                unread = not self.knows(word)
+            else:
+                unread = self.counts.get(word.lower(), 0) <= RARE
+            if unread:
+                out.append(match.span())
+        return out
 
     def women_read(self, text: str, people: People, places: Collection[str] = ()) -> list[Span]:
         """Women's first names (``people.women``) that the model read: the training text

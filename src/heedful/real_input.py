@@ -448,6 +448,8 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
             else:
                 names = rare_names(sentence, lambda w: len(translator.tokenizer.encode(w)) - 1)
             extra += mixed_case(sentence)  # "YouTube"
+            if lexicon is not None:
+                names += lexicon.unread_acronyms(sentence)  # "la NASA"
             extra += quoted_titles(sentence, source)  # '"The Lord of the Rings"'
         if source == "en":  # "Halima's money": "Mary's money", not "Mary money"
             names = [_without_possessive(sentence, span) for span in names]
