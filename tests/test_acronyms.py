@@ -33,7 +33,7 @@ def test_an_acronym_is_given_as_a_noun_with_its_target_article_and_gender():
 
 
 def test_what_is_no_acronym_to_write_anew_is_left_to_the_model():
-    assert found("WHO ARE YOU? THE UN MET.", "en", "fr") == []  # a text in capitals
+    assert found("WHO ARE YOU?", "en", "fr") == []  # in capitals, "WHO" may be the word
     assert found("Who are you?", "en", "fr") == []
     # a modifier without the article English gives the acronym: the noun would be one word
     # more ("UN troops" -> "les troupes scolaires")
@@ -123,4 +123,27 @@ def test_an_acronym_outside_the_table_that_the_model_seldom_read_is_copied():
 )
 def test_acronyms_outside_the_table_on_the_bundled_models(bundled, name, text, expected):
     # before: "I work for NásA since 2019.", "Number is big."
+    assert expected in bundled[name].translate([text])[0]
+
+
+def test_an_acronym_in_a_text_in_capitals_is_given_in_capitals():
+    # read in lower case as the words around it ("the school met."), written in capitals
+    assert found("WHO ARE YOU? THE UN MET.", "en", "fr") == [("THE UN", "THE SCHOOL")]
+    assert found("SHE WORKS FOR THE WHO.", "en", "fr") == [("THE WHO", "THE SCHOOL")]
+    assert found("LA ONU Y LA OMS.", "es", "en") == [("ONU", "ESCUELA"), ("OMS", "IGLESIA")]
+
+
+@pytest.mark.parametrize(
+    "name, text, expected",
+    [
+        ("es-en", "LA ONU Y LA OMS CELEBRARON UNA REUNIÓN.", "THE UN AND THE WHO CELEBRATED"),
+        ("es-en", "EL PRECIO INCLUYE EL IVA.", "THE PRICE INCLUDES VAT."),
+        ("en-fr", "SHE WORKS FOR THE WHO.", "ELLE TRAVAILLE POUR L'OMS."),
+        ("en-fr", "THE EU AND NATO SIGNED AN AGREEMENT.", "L'UE ET L'OTAN ONT SIGNÉ UN ACCORD."),
+        ("en-fr", "WHO ARE YOU?", "QUI ÊTES-VOUS ?"),
+    ],
+)
+def test_acronyms_in_capitals_on_the_bundled_models(bundled, name, text, expected):
+    # before: "THE U.A AND OMS CELEBRATED A MEETING.", "THE PRICE INCLUDES IVA.", "ELLE
+    # TRAVAILLE POUR CELLE QUI.", "LE EU ET NATO ONT SIGNÉ UN ACCORD."
     assert expected in bundled[name].translate([text])[0]

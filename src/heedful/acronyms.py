@@ -8,7 +8,10 @@ Tatoeba spells out few acronyms: the bundled models wrote "La ONU celebró su re
 target ("the school" for "the UN": French writes "l'école" as it writes "l'ONU", "de l'école" as
 "de l'ONU"; "el gobierno" for "el IVA"), and that noun in the translation becomes the acronym,
 the model's article kept in French ("à l'OMS", "du PIB") and written the English way in English
-("the UN", "NATO", "an NGO"). A sentence in capitals keeps its words to the model ("WHO ARE YOU?").
+("the UN", "NATO", "an NGO"). In a sentence in capitals the noun is given in capitals too, and
+read in lower case as the words around it ("LA ONU Y LA OMS" gave "THE U.A AND OMS"); there an
+acronym that is also a word of the language needs its article ("THE WHO"; "WHO ARE YOU?" stays
+a question).
 """
 
 from __future__ import annotations
@@ -102,19 +105,23 @@ def _holds(text: str, word: str) -> bool:
 
 _SOURCE = {lang: _source_pattern(lang) for lang in ("en", "es")}
 _TWO_CAPITALS = re.compile(r"[A-Z]{2}")  # what a text with an acronym holds
+_WORDS = {"en": {"who"}}  # acronyms that are words of the language too
 
 
 def find_acronyms(text: str, source: str | None, target: str | None) -> list[tuple[Span, Acronym]]:
     """Where ``text`` writes one of ``ACRONYMS`` the ``source`` way (with the article before
     it, in English), and what to give the model in its place; none for a pair without
-    stand-ins (``_STAND_INS``) or a text in capitals."""
-    if source not in _SOURCE or not _TWO_CAPITALS.search(text) or text.upper() == text:
+    stand-ins (``_STAND_INS``)."""
+    if source not in _SOURCE or not _TWO_CAPITALS.search(text):
         return []
+    capitals = text.upper() == text
     pattern, rows = _SOURCE[source]
     found = []
     lowered = text.lower()
     for m in pattern.finditer(text):
         row = rows[m["acronym"]]
+        if capitals and m["acronym"].lower() in _WORDS.get(source, ()) and not m["article"]:
+            continue  # "WHO ARE YOU?"; "THE WHO" is the organisation
         if source == "en" and ACRONYMS[row]["en"][0] and not m["article"]:
             continue  # "UN troops": a modifier, which the noun would make a word of its own
         stand_ins = _stand_ins(row, source, target)
@@ -134,5 +141,6 @@ def find_acronyms(text: str, source: str | None, target: str | None) -> list[tup
                 given = given[0].upper() + given[1:]
         else:  # "la ONU" -> "la escuela": the article stays the source's
             start = m.start("acronym")
+        given = given.upper() if capitals else given  # "THE SCHOOL", read in lower case
         found.append(((start, m.end()), Acronym(row, given, noun)))
     return found

@@ -323,6 +323,12 @@ class Protected:
     # an acronym ("la ONU"): given as a noun ("la escuela"), which becomes it (heedful.acronyms)
     acronyms: dict[int, Acronym] = field(default_factory=dict)
 
+    @property
+    def cased_alone(self) -> list[str]:
+        """The placeholders that keep their own case in a text in capitals: not an acronym's
+        noun ("ESCUELA" of "LA ONU"), which is read in lower case as the words around it."""
+        return [p for k, p in enumerate(self.placeholders) if k not in self.acronyms]
+
     def as_translated(self) -> list[str]:
         """Each placeholder as the translation holds it (a date's: its translated weekday; a
         century's: the first of its forms; an acronym's: its noun, "école" for "the school")."""

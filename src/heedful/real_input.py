@@ -470,7 +470,7 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
     if unknown:  # "“Hola”" as '"Hola"', if the vocabulary lacks “ and ”
         given = plain(text, lambda c: _unknown_letter(translator, c))
         quotes, text = replaced_quotes(text, given), given
-    placeholders = [] if protected is None else protected.placeholders
+    placeholders = [] if protected is None else protected.cased_alone
     cased = translator.uncapitalise
     caps = cased and is_all_caps(text, placeholders, short=in_capitals)
     if caps or cased and is_title_case(text, placeholders, usual):
@@ -557,7 +557,7 @@ def finish(
     said = put if protected is None else protected.unstuttered(put)  # '"B Boston"'
     cased = said
     if prepared.caps:
-        cased = capitalise(said, [] if protected is None else protected.placeholders)
+        cased = capitalise(said, [] if protected is None else protected.cased_alone)
     elif translator.uncapitalise and opens_capitalised(prepared.sentence):
         cased = capitalise_first(said)  # as its source begins ("Visita Madrid.": "visit Madrid.")
     text = cased if protected is None else protected.restore(cased)
