@@ -241,6 +241,13 @@ def test_a_spanish_range_of_hours_goes_to_the_model_with_its_from():
         "Niños de 7 a 10 años; de 100 a 200 euros."
     )  # not hours
     assert spanish_hours("de 7 a 10.", "fr") == "de 7 a 10."
+    # one range before another: the first too, where the second is of hours
+    assert spanish_hours("Abre de 9 a 14 y de 17 a 20 h.", "es") == (
+        "Abre desde las 9 hasta las 14 y desde las 17 hasta las 20 h."
+    )
+    assert spanish_hours("Somos de 7 a 10 y de 3 a 5 personas.", "es") == (
+        "Somos de 7 a 10 y de 3 a 5 personas."
+    )
 
 
 @pytest.mark.parametrize(
@@ -249,6 +256,10 @@ def test_a_spanish_range_of_hours_goes_to_the_model_with_its_from():
         ("El desayuno se sirve de 7 a 10.", "from 7 to 10"),
         ("Trabajo de 8 a 3.", "from 8 to 3"),
         ("La tienda abre de 9:00 a 14:00.", "from 9:00 to 14:00"),
+        # before: "The shop opens at 14:00 9:00, and from 17:00 to 20:00.", "I work from 15 8
+        # to 18 16."
+        ("La tienda abre de 9:00 a 14:00 y de 17:00 a 20:00.", "from 9:00 to 14:00 and from 17"),
+        ("Trabajo de 8 a 15 y de 16 a 18.", "from 8 to 15 and from 16 to 18"),
     ],
 )
 def test_a_spanish_range_of_hours_translates_on_the_bundled_model(bundled, text, hours):

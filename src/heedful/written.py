@@ -58,9 +58,11 @@ def spaced_compounds(text: str, language: str | None) -> str:
 # wrote "served in 7 to 10", "I work for 8 to 3", "at 9:00 to 14:00", and "from 7 to 10" for
 # "desde las 7 hasta las 10"; not a range of other things ("de 7 a 10 años"). Three digits:
 # a placeholder's (heedful.protect), given for "9:00" or "14 h"
-_HOURS_RANGE = re.compile(
-    r"(?<![\w])de (?:las )?(?P<first>\d{1,3}(?::\d\d)?) a (?:las )?(?P<last>\d{1,3}(?::\d\d)?)"
-    r"(?=[ \u00a0]*(?:[.,;:!?)]|$|h\b|hs?\b|horas?\b|de la (?:mañana|tarde|noche)\b))"
+_HOUR = r"(?:las )?\d{1,3}(?::\d\d)?"
+_HOURS_END = r"[ \u00a0]*(?:[.,;:!?)]|$|h\b|hs?\b|horas?\b|de la (?:mañana|tarde|noche)\b)"
+_HOURS_RANGE = re.compile(  # also one before another ("de 9 a 14 y de 17 a 20 h")
+    rf"(?<![\w])de (?:las )?(?P<first>\d{{1,3}}(?::\d\d)?) a (?:las )?(?P<last>\d{{1,3}}(?::\d\d)?)"
+    rf"(?={_HOURS_END}| y de {_HOUR} a {_HOUR}{_HOURS_END})"
 )
 
 
