@@ -166,6 +166,37 @@ def test_urls_addresses_and_numbers_are_found_without_their_punctuation():
     assert protect("It is 10×15 cm.", "en", "fr", kept=[(6, 11)]).spans == ["10×15 cm"]  # "×"
 
 
+def test_a_weight_or_volume_of_something_is_given_with_a_unit_in_words():
+    sentence = "Compré 2 kg de patatas y 200 ml de leche a 5 km de aquí."
+    protected = protect(sentence, "es", "en")
+    kilos, litres, far = protected.placeholders
+    # weights and volumes before "de" and a noun; not a length, nor "de" before a place
+    assert protected.text == (
+        f"Compré {kilos} kilos de patatas y {litres} litros de leche a {far} de aquí."
+    )
+    said = f"I bought {kilos} kilograms of potatoes and {litres} liters of milk {far} from here."
+    assert protected.restore(said) == (
+        "I bought 2 kg of potatoes and 200 ml of milk 5 km from here."
+    )
+    assert protected.restore(f"I bought {kilos} of potatoes.") == "I bought 2 kg of potatoes."
+    assert protected.sentence_map(sentence) is not None
+    assert protect("Compré 2 kg de la tienda.", "es", "en").text.endswith(" de la tienda.")
+    assert protect("I bought 2 kg of rice.", "en", "fr").text.endswith("of rice.")  # English
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [  # before: "I bought 2 kg potatoes.", "I need 500 g from flour.", "Add 200 ml milk."
+        ("Compré 2 kg de patatas.", "2 kg of potatoes"),
+        ("Necesito 500 g de harina.", "500 g of flour"),
+        ("Añade 200 ml de leche.", "200 ml of milk"),
+        ("Está a 5 km de aquí.", "5 km from here"),
+    ],
+)
+def test_a_weight_or_volume_of_something_translates_on_the_bundled_model(bundled, text, expected):
+    assert expected in bundled["es-en"].translate([text])[0]
+
+
 def test_codes_of_letters_and_digits_are_kept_but_ordinals_decades_and_hours_are_not_codes():
     text = "Bus 42A, flight IB3456, a PS5, 5km; the 3rd, 1er, 2º, 1990s and 3pm."
     found = [text[a:b] for a, b in find_spans(text)]

@@ -662,6 +662,10 @@ def protect(
             hours.add(len(placeholders))  # "3pm" -> "15 h" where the model writes no "heures"
         elif (start, end) in phones:
             phone_numbers.add(len(placeholders))
+        elif source == "es" and _OF_STUFF.match(text, end) and (kind := _measure(span)):
+            behind = " " + _MEASURE_GIVEN[kind]  # "2 kg de patatas": "100 kilos de patatas"
+            behind = behind.upper() if span.isupper() else behind
+            given_after[len(placeholders)] = behind
         placeholders.append(pool.pop(0))
         if (start, end) in centuries and span.isupper():  # "16TH": "19TH", so capitals stay
             placeholders[-1] = placeholders[-1].upper()
@@ -812,6 +816,9 @@ def _extent(match: re.Match, span: str, translation: str, *, phone: bool = False
         after = re.compile(rf"[ \u00a0\u202f]?{re.escape(unit)}(?![\w/])")
         if tail := after.match(translation, match.end()):
             return match.start(), tail.end()
+        kind = _measure(span)
+        if kind and (tail := _MEASURE_WORDS[kind].match(translation, match.end())):
+            return match.start(), tail.end()  # "100 kilograms of" for "2 kg de": "2 kg of"
     decade = span.startswith(tuple(DECADE_WORD.values()))
     if decade and (tail := _YEARS_WORD.match(translation, match.end())):
         return match.start(), tail.end()  # "années 80 ans" for "in the 80s": the decade says it
@@ -832,6 +839,37 @@ def _extent(match: re.Match, span: str, translation: str, *, phone: bool = False
 _TIME = re.compile(
     rf"\d{{1,2}}:\d{{2}}(?:-\d{{1,2}}:\d{{2}})?|{_CLOCK}"
 )  # "15:30", "3pm", "9:30-17:30"
+
+
+def _measure(span: str) -> str | None:
+    """What a number with a unit of weight or volume measures ("2 kg": "weight"), or None."""
+    unit = span[_unit_start(span) :].strip(" \u00a0\u202f")
+    return next((kind for kind, units in _MEASURES.items() if unit in units), None)
+
+
+# a measure before "de" and what it measures ("2 kg de patatas"): the bundled es -> en model wrote
+# "2 kg potatoes", "500 g from flour", "200 ml milk" for the placeholder alone ("100 de
+# patatas"), and "100 kilograms of potatoes" for "100 kilos de patatas". So the model is given a
+# unit of the same kind that it reads, in words, and the words it writes for it go with the
+# placeholder: "2 kg of potatoes", "200 ml of milk". Not lengths: given "100 metros de tela",
+# the model wrote "100 meters in the dress" ("3 m of cloth" before)
+_MEASURES = {"weight": {"kg", "g", "mg"}, "volume": {"l", "L", "ml", "mL", "cl"}}
+_MEASURE_GIVEN = {"weight": "kilos", "volume": "litros"}
+# "de" before what is measured, a noun without an article ("de patatas"), not before a place or
+# a dimension ("a 5 km de aquí", "de la playa", "de mi casa", "de largo")
+_OF_STUFF = re.compile(
+    r" de (?!(?:el|la|los|las|lo|un|una|unos|unas|aquí|allí|allá|ahí|acá|mi|mis|tu|tus|su|sus"
+    r"|nuestr\w*|vuestr\w*|est\w*|es[aeo]s?|aquel\w*|distancia|altura|largo|ancho|alto"
+    r"|profundidad|diámetro|casa|\d)\b)[^\W\d_]",
+    re.IGNORECASE,
+)
+_MEASURE_WORDS = {
+    kind: re.compile(rf"[ \u00a0](?:{words})s?(?!\w)", re.IGNORECASE)
+    for kind, words in {
+        "weight": "kilo|kilogram|kilogramme|kilogramo|gram|gramme|gramo",
+        "volume": "lit(?:er|re)|litro|millilit(?:er|re)|mililitro",
+    }.items()
+}
 _MINUTES = re.compile(r":\d\d(?!\d)")
 _YEARS_WORD = re.compile(r" (?:ans|années|años)(?!\w)")
 _HOURS = re.compile(r" (?:heures?|h|horas?|hours?|o'clock)(?!\w)")
