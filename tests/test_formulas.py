@@ -34,6 +34,29 @@ def test_a_closing_becomes_its_rows_form_in_the_target_language():
     assert letter_formula("Hola a todos.", ",", "es", "en") == "Hi everyone"
 
 
+def test_a_closing_ended_with_a_full_stop_after_another_sentence_is_one():
+    from heedful.formulas import letter_formula
+
+    assert letter_formula("Un abrazo.", None, "es", "en", later=True) == "Love."
+    assert letter_formula("Besos.", None, "es", "en", later=True) == "Love."
+    assert letter_formula("SALUDOS CORDIALES.", None, "es", "fr", later=True) == "CORDIALEMENT."
+    assert letter_formula("Un abrazo.", None, "es", "en") is None  # alone: a sentence
+    assert letter_formula("Muchas gracias.", None, "es", "en", later=True) is None  # read well
+    assert letter_formula("Un abrazo!", None, "es", "en", later=True) is None
+
+
+@pytest.mark.parametrize(
+    "name, text, expected",
+    [  # before: "Thank you for your help. A huge.", "See you tomorrow. Besos."
+        ("es-en", "¡Gracias por tu ayuda! Un abrazo.", "Thank you for your help. Love."),
+        ("es-en", "Te veo mañana. Besos.", "See you tomorrow. Love."),
+        ("en-fr", "See you tomorrow. Love.", "À demain. Bises."),
+    ],
+)
+def test_a_closing_after_a_sentence_translates_on_the_bundled_models(bundled, name, text, expected):
+    assert bundled[name].translate([text]) == [expected]
+
+
 def test_a_greeting_gets_the_target_word_for_its_name():
     from heedful.formulas import letter_formula
 

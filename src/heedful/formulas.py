@@ -78,6 +78,7 @@ GROUP_GREETINGS = [
     {"en": ("Ladies and gentlemen",), "es": ("Señoras y señores", "Damas y caballeros"),
      "fr": ("Mesdames et messieurs",)},
 ]  # fmt: skip
+_THANKS = 2  # the row of thanks
 # each language's closing, in lower case -> its row
 _CLOSING = {
     lang: {form.lower(): row for row in CLOSINGS for form in row[lang]} for lang in CLOSINGS[0]
@@ -162,11 +163,14 @@ def greeting_end(sentence: str, language: str | None) -> int | None:
 
 
 def letter_formula(
-    line: str, mark: str | None, source: str | None, target: str | None
+    line: str, mark: str | None, source: str | None, target: str | None, *, later: bool = False
 ) -> str | None:
     """The target language's form of a letter's greeting or closing, ``line`` given without
     ``mark`` (the comma or colon the line ended with, None if it ended with none; "." may end
-    ``line`` in its place); None if ``line`` is neither, or a language has no table."""
+    ``line`` in its place); None if ``line`` is neither, or a language has no table. A
+    closing ended with a full stop is one where it comes ``later`` in its text than another
+    sentence ("¡Gracias por tu ayuda! Un abrazo." gave "A huge.", "Besos." "Besos."), but for
+    thanks, which the models read ("Muchas gracias.")."""
     if source not in GREETINGS or target not in GREETINGS:
         return None
     # wishes, sayings and signs are whole lines, whatever ends them ("Wet floor!!!")
@@ -174,7 +178,12 @@ def letter_formula(
     if said is not None or mark not in (",", ":", None):
         return said
     if mark is None and line.rstrip()[-1:] in ".!?":  # "Best wishes!": a sentence
-        return None
+        bare = line.rstrip()
+        row = _CLOSING[source].get(bare[:-1].lower()) if bare.endswith(".") else None
+        if not later or row is None or row is CLOSINGS[_THANKS]:
+            return None
+        written = row[target][0] + "."  # "Un abrazo." after a sentence: "Love."
+        return written.upper() if bare.isupper() else written
     bare = line.rstrip(".!").strip()
     capitals = bare.isupper()  # "DEAR JOHN," -> "CHER JOHN,"
     row = _CLOSING[source].get(bare.lower()) or _GROUP[source].get(bare.lower())

@@ -152,9 +152,10 @@ def _translate_plain(
     sentences = [s if end is None else end[0] for s, end in zip(sentences, ends, strict=True)]
     # a letter's greeting or closing ("Dear Anna,", "Un saludo,"): from heedful.formulas' table
     languages = translator.source_language, translator.target_language
+    later = [k > 0 for p in paragraphs for k in range(len(p.spans))]  # after another sentence
     formulas = [
-        letter_formula(s, mark, *languages) if translator.protect_spans else None
-        for s, mark in zip(sentences, marks, strict=True)
+        letter_formula(s, mark, *languages, later=after) if translator.protect_spans else None
+        for s, mark, after in zip(sentences, marks, later, strict=True)
     ]
     todo = [i for i, formula in enumerate(formulas) if formula is None]
     # after a greeting's comma or "...", the sentence goes on ("Hola, | me llamo Ana."): the part
