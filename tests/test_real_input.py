@@ -921,7 +921,9 @@ def test_a_title_is_written_the_target_way(source, target, name, written, woman)
     # a woman's name gets a woman as placeholder (the words that agree with it: "fatiguée")
     protected = protect(f"Hoy {name} come.", source, target, [(4, 4 + len(name))])
     assert (protected.placeholders[0] in WOMEN) is woman
-    assert protected.restore(f"Today {protected.placeholders[0]} eats.") == f"Today {written} eats."
+    said = f"Today {protected.placeholders[0]} eats."
+    article = "le " if target == "fr" and written.startswith("Dr ") else ""  # French's, speaking
+    assert protected.restore(said) == f"Today {article}{written} eats."  # of a doctor
 
 
 def test_words_in_mixed_case_are_kept_from_the_model():
@@ -992,6 +994,39 @@ def test_a_name_kept_from_the_model_survives_translation_in_one_sentence(bundled
     assert found.count(kept) == 1, found
     # one sentence, as the source: its only full stop, but for the titles' ("Mr.", "M.")
     assert re.sub(r"\b(?:Mrs?|Dr|M)\.", "", found).count(".") == 1, found
+
+
+def test_a_doctor_s_title_takes_french_s_article_where_one_speaks_of_them():
+    protected = protect("I saw Dr. Smith.", "en", "fr", extra=[(6, 15)])
+    name = protected.placeholders[0]
+    # the model wrote the name as given: no article
+    assert protected.restore(f"J'ai vu {name}.") == "J'ai vu le Dr Smith."
+    assert protected.restore(f"{name} est ici.") == "Le Dr Smith est ici."
+    assert protected.restore(f"Le numéro de {name}.") == "Le numéro du Dr Smith."
+    assert protected.restore(f"J'ai parlé à {name}.") == "J'ai parlé au Dr Smith."
+    caps = protect("I SAW DR. SMITH.", "en", "fr", extra=[(6, 16)])
+    assert caps.restore(f"J'AI PARLÉ À {caps.placeholders[0]}.") == "J'AI PARLÉ AU DR SMITH."
+    assert protected.restore(f"{name}") == "Dr Smith"  # alone on its line: signing a letter
+    # to them, after an article or a greeting: none
+    for said in (f"Merci, {name}.", f"{name}, entrez.", f"Cher {name},", f"Bonjour {name}."):
+        assert protected.restore(said) == said.replace(name, "Dr Smith")
+    assert protected.restore(f"Je vois le {name}.") == "Je vois le Dr Smith."
+    mister = protect("I saw Mr. Smith.", "en", "fr", extra=[(6, 15)])  # "M." takes none
+    assert mister.restore(f"J'ai vu {mister.placeholders[0]}.") == "J'ai vu M. Smith."
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [  # before: "Dr Smith est ici.", "de Dr Gomez", "J'ai parlé à Dr Brown", "avec Dr Lee"
+        ("Dr. Smith is here.", "Le Dr Smith est ici."),
+        ("Can you give me Dr. Gomez's phone number?", "du Dr Gomez"),
+        ("I spoke to Dr. Brown yesterday.", "au Dr Brown"),
+        ("I have an appointment with Dr. Lee.", "avec le Dr Lee"),
+        ("Thank you, Dr. Smith.", "Merci, Dr Smith."),
+    ],
+)
+def test_a_doctor_s_title_takes_its_article_on_the_bundled_model(bundled, text, expected):
+    assert expected in bundled["en-fr"].translate([text])[0]
 
 
 def test_a_dropped_span_is_put_back_when_the_translation_fills_the_model_s_positions():

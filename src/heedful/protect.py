@@ -396,10 +396,13 @@ class Protected:
                     put = _put(match, span)
                     if k in self.hours and not _AFTER_HOUR.match(translation, match.end()):
                         put += HOUR_WORD[self.target]
+                    article: list[tuple[Span, str]] = []
+                    if self.target == "fr" and _FRENCH_TITLE.match(span):  # "le Dr Smith"
+                        put, article = _french_title(match, put, translation)
                     phone = k in self.phones
                     found.append((_extent(match, span, translation, phone=phone), put))
-                    found += _plural_before(match, span, translation)
-                    if self.target == "fr" and not span[:1].isdigit():
+                    found += _plural_before(match, span, translation) + article
+                    if self.target == "fr" and not span[:1].isdigit() and not article:
                         found += _elision_before(match, span, translation)
         return sorted(found)
 
@@ -728,6 +731,39 @@ def _elision_before(match: re.Match, span: str, translation: str) -> list[tuple[
     return [(before.span(), word + "e ")]  # "d'" -> "de ", "qu'" -> "que "
 
 
+def _french_title(
+    match: re.Match, put: str, translation: str
+) -> tuple[str, list[tuple[Span, str]]]:
+    """A doctor's or professor's name in French, with the article French gives the title when
+    it speaks of them ("Le Dr Smith est ici.", "le numéro du Dr Gomez", "J'ai parlé au Dr
+    Brown."; the en -> fr model, given a name, wrote none: "Dr Smith est ici.", "de Dr Gomez"):
+    ``put``, perhaps with the article before it, and the word before it contracted. None to
+    whom one speaks, after a comma or opening a sentence before one ("Merci, Dr Smith.", "Dr
+    Smith, entrez."), nor after an article or a greeting ("Cher Dr Smith", "Bonjour Dr
+    Smith"), nor alone on its line (signing a letter)."""
+    before = translation[: match.start()]
+    if contracted := _DE_OR_A.search(before):  # "de Dr Gomez" -> "du Dr Gomez"
+        word = contracted.group(1)
+        put_word = ("Du" if word[0] in "Dd" else "Au") + " "
+        put_word = put_word.upper() if put.isupper() else put_word
+        put_word = put_word if word[0].isupper() else put_word.lower()
+        return put, [(contracted.span(), put_word)]
+    opening = not before.strip(" \"«“'¡¿")
+    signing = opening and not translation[match.end() :].strip(' .!?»”"')  # the line: a name
+    addressed = translation.startswith(",", match.end()) and opening or signing
+    if addressed or _NO_ARTICLE.search(before) or before.rstrip().endswith((",", ":", "(")):
+        return put, []
+    article = "Le " if opening else "le "
+    return (article.upper() if put.isupper() else article) + put, []
+
+
+_FRENCH_TITLE = re.compile(r"(?:Dr|Pr|DR|PR) \w")
+_DE_OR_A = re.compile(r"(?<![\w'’])([dD]e|[àÀ]) $")
+_NO_ARTICLE = re.compile(
+    r"(?<![\w'’])(?:le|la|les|l'|du|au|aux|un|une|ce|cet|cette|cher|chère|chers|mon|ton|son|notre"
+    r"|votre|leur|bonjour|bonsoir|salut|merci) $",
+    re.IGNORECASE,
+)
 _VOWELS = set("AEIOUYÀÂÉÈÊËÎÏÔÛÜaeiouyàâéèêëîïôûü")
 _UNELIDED = re.compile(r"(?<![\w'’])([dD]e|[qQ]ue) $")
 _ELIDED = re.compile(r"(?<![\w'’])([dD]|[qQ]u)['’]$")
