@@ -92,6 +92,42 @@ def test_an_emoticon_is_carried_and_the_rest_translated_as_without_it(translator
     assert found.count(face) == 1 and found.replace(f" {face}", "") == without, (found, without)
 
 
+def test_laughter_is_found_and_written_the_target_language_s_way():
+    from heedful.unknown_words import is_laughter, laughter_in, laughter_line
+
+    assert [w for w in "jajaja jeje Jaja, JAJAJA! jaula ja".split() if is_laughter(w, "es")] == [
+        "jajaja", "jeje", "Jaja,", "JAJAJA!"]  # fmt: skip
+    assert [w for w in "hahaha lol LOL hehe hat".split() if is_laughter(w, "en")] == [
+        "hahaha", "lol", "LOL", "hehe"]  # fmt: skip
+    assert [laughter_in(w, "es", "en") for w in ("jajaja", "Jeje,", "JAJA!")] == [
+        "hahaha", "Hehe,", "HAHA!"]  # fmt: skip
+    assert [laughter_in(w, "en", "fr") for w in ("haha", "lol", "LOL!")] == ["haha", "mdr", "MDR!"]
+    assert laughter_in("haha", "en", "es") == "jaja" and laughter_in("lol", "en", "es") == "lol"
+    assert laughter_in("jaula", "es", "en") == "jaula"  # no laughter: as it is
+    assert laughter_line("Jajaja.", "es", "en") == "Hahaha."
+    assert laughter_line("jaja qué bueno", "es", "en") is None
+
+
+@pytest.mark.parametrize(
+    ("name", "source", "expected"),
+    [  # before: "Check out what good!!", "Le hahaha est si drôle.", "Jajaja, what's good.",
+        # "Jaja can't anymore.", "Go away", "C'est super !!"
+        ("es-en", "jajaja qué bueno!!", "Hahaha what good!!"),
+        ("en-fr", "hahaha that is so funny", "Hahaha c'est tellement amusant !"),
+        ("es-en", "Jajaja, qué bueno.", "Hahaha, that's good."),
+        ("es-en", "jaja no puedo más", "Haha I can't do anymore."),
+        ("es-en", "JAJAJA", "HAHAHA"),
+        ("en-fr", "lol that's great!!", "Mdr c'est super !!"),
+    ],
+)
+def test_laughter_is_carried_and_written_the_target_way(translators, name, source, expected):
+    found = translators[name].translate([source], alignments=True)[0]
+    assert found.text == expected
+    for link in found.alignment:  # the links index their words
+        assert source[slice(*link.source)] == link.source_word
+        assert found.text[slice(*link.target)] == link.target_word
+
+
 def test_a_name_with_a_letter_the_model_cannot_read_stays_in_the_source(translators):
     """A word that mixes known and unknown characters is not carried: the model reads part of
     it (and heedful.names keeps it from the model as a name)."""

@@ -74,7 +74,15 @@ from heedful.typography import (
     unended,
     unreadable_symbols,
 )
-from heedful.unknown_words import Unreadable, is_emoticon, put_back_spans, split_unreadable
+from heedful.unknown_words import (
+    Unreadable,
+    is_emoticon,
+    is_laughter,
+    laughter_in,
+    laughter_line,
+    put_back_spans,
+    split_unreadable,
+)
 from heedful.written import spaced_compounds, spanish_hours
 
 
@@ -154,9 +162,11 @@ def _translate_plain(
     languages = translator.source_language, translator.target_language
     later = [k > 0 for p in paragraphs for k in range(len(p.spans))]  # after another sentence
     formulas = [
-        letter_formula(s, mark, *languages, later=after) if translator.protect_spans else None
+        letter_formula(s, mark, *languages, later=after) or laughter_line(s, *languages)
+        if translator.protect_spans
+        else None
         for s, mark, after in zip(sentences, marks, later, strict=True)
-    ]
+    ]  # and a line of laughter ("Jajaja.")
     todo = [i for i, formula in enumerate(formulas) if formula is None]
     # after a greeting's comma or "...", the sentence goes on ("Hola, | me llamo Ana."): the part
     # after the pause is given opening with a capital, as the models read sentences best
@@ -458,6 +468,7 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
             names = with_initials(sentence, names, people(source))
         shortened = find_abbreviations(sentence, source)  # "max.": spelt out below, no name
         names = [n for n in names if not any(a < n[1] and n[0] < b for a, b in shortened)]
+        names = [n for n in names if not is_laughter(sentence[n[0] : n[1]], source)]  # "Jajaja"
         extra += names
         # a woman's first name: a woman's placeholder, for the words that agree with it
         women = [n for n in names if people(source).is_woman(sentence[n[0] : n[1]])]
@@ -555,6 +566,7 @@ def finish(
     put, spans = mended, []
     if split.words:
         put, spans = _put_back(translator, split, mended)
+        put = _opening_laughter(put, split, translator.target_language)
     said = put if protected is None else protected.unstuttered(put)  # '"B Boston"'
     cased = said
     if prepared.caps:
@@ -577,11 +589,31 @@ def _split_unreadable(translator, text: str, ids: list[int]) -> Unreadable | Non
     unk_id = getattr(translator.tokenizer, "unk_id", None)
     if not translator.carry_unreadable or unk_id is None:
         return None
-    if unk_id not in ids and not any(is_emoticon(word) for word in text.split()):
+    source, target = translator.source_language, translator.target_language
+    whole = lambda word: is_emoticon(word) or is_laughter(word, source)  # noqa: E731
+    if unk_id not in ids and not any(whole(word) for word in text.split()):
         return None
     encode = translator.tokenizer.encode
     unknown = lambda char: not translator._knows_some_of(encode(char))  # noqa: E731
-    return split_unreadable(text, unknown, is_emoticon)
+    split = split_unreadable(text, unknown, whole)
+    if split is not None:  # "jajaja" -> "hahaha"
+        split.words = [laughter_in(word, source, target) for word in split.words]
+    return split
+
+
+def _opening_laughter(put: str, split: Unreadable, target: str | None) -> str:
+    """``put`` with the laughter that opens it capitalised and the word after it in lower case,
+    where the source's was ("jajaja qué bueno!!": "Hahaha what good!!", not "hahaha What
+    good!!"); the same length, so that the carried words' spans hold."""
+    if not split.words or split.after[0] != -1 or not is_laughter(split.words[0], target):
+        return put
+    laughter = split.words[0]
+    rest = put[len(laughter) + 1 :]
+    if not put.startswith(laughter + " ") or not split.readable[0][:1].islower():
+        return put
+    if rest[:1].isupper() and not rest[1:2].isupper() and not re.match(r"I\b", rest):
+        rest = rest[0].lower() + rest[1:]
+    return laughter[0].upper() + laughter[1:] + " " + rest
 
 
 def _put_back(translator, split: Unreadable, translation: str) -> tuple[str, list[Span]]:

@@ -109,6 +109,48 @@ def is_emoticon(word: str) -> bool:
     return word in _emoticons()
 
 
+def is_laughter(word: str, language: str | None) -> bool:
+    """Whether ``word`` is laughter typed in ``language``'s chat ("jajaja", "jeje"; "hahaha",
+    "lol"; "mdr"), perhaps with marks after it ("jaja,"): carried as an emoticon is. The
+    bundled models read "jajaja qué bueno!!" as "Check out what good!!" and "hahaha that is so
+    funny" as "Le hahaha est si drôle."."""
+    pattern = _LAUGHTER.get(language or "")
+    return pattern is not None and pattern.fullmatch(word) is not None
+
+
+def laughter_in(word: str, source: str | None, target: str | None) -> str:
+    """Laughter ``word`` written the ``target`` language's way, as long as it was ("jajaja" ->
+    "hahaha", "lol" -> "mdr"); any other word as it is."""
+    if not is_laughter(word, source) or source == target:
+        return word
+    if source == "es":
+        return word.translate(_J_TO_H)
+    if target == "es":
+        return word.translate(_H_TO_J) if word.lower()[:1] == "h" else word
+    swapped = _LOL_MDR.get((source, target))
+    if swapped and word[:3].lower() in ("lol", "mdr"):
+        return (swapped.upper() if word[:3].isupper() else swapped) + word[3:]
+    return word
+
+
+def laughter_line(line: str, source: str | None, target: str | None) -> str | None:
+    """A line of nothing but laughter ("Jajaja.", "JAJAJA"), written the ``target`` way; None
+    for any other. The bundled es -> en model wrote "Jaja." and "Go away"."""
+    words = line.split()
+    if not words or not all(is_laughter(word, source) for word in words):
+        return None
+    return " ".join(laughter_in(word, source, target) for word in words)
+
+
+_LAUGHTER = {
+    "es": re.compile(r"(?i)(?:j[aeiou]){2,}j?[,.!?]*"),
+    "en": re.compile(r"(?i)(?:(?:h[aeiou]){2,}h?|lol)[,.!?]*"),
+    "fr": re.compile(r"(?i)(?:(?:h[aeiou]){2,}h?|mdr|ptdr)[,.!?]*"),
+}
+_J_TO_H, _H_TO_J = str.maketrans("jJ", "hH"), str.maketrans("hH", "jJ")
+_LOL_MDR = {("en", "fr"): "mdr", ("fr", "en"): "lol"}
+
+
 @cache
 def _emoticons() -> frozenset[str]:
     from emot.emo_unicode import EMOTICONS_EMO
