@@ -467,6 +467,18 @@ def test_a_range_of_days_is_one_date_given_as_a_weekday_and_written_the_target_w
     assert dated.restore("LUNDI.") == "DU 3 AU 7 JUIN."
     caps = protect("NOS VAMOS DEL 3 AL 7 DE JUNIO.", "es", "en").text
     assert caps == "NOS VAMOS EL domingo."  # still in capitals, but for the placeholder
+    # a range said "between" its days, written so
+    between = [d for _, d in find_dates("Llega entre el 12 y el 14 de enero.", "es")]
+    assert between == [Date(12, 1, None, until=(14, 1), between=True)]
+    assert [d.between for _, d in find_dates("between the 3rd and the 7th of June", "en")] == [True]
+    assert [d.until for _, d in find_dates("entre le 28 juin et le 3 juillet", "fr")] == [(3, 7)]
+    written = {lang: write_date(between[0], lang) for lang in ("en", "es", "fr")}
+    assert written == {"en": "between January 12 and 14", "es": "entre el 12 y el 14 de enero",
+                       "fr": "entre le 12 et le 14 janvier"}  # fmt: skip
+    dated = protect("El pedido llegará entre el 12 y el 14 de enero.", "es", "en")
+    assert dated.restore("The order will arrive on Sunday.") == (
+        "The order will arrive between January 12 and 14."
+    )
 
 
 def test_a_day_of_the_month_alone_is_a_date_given_as_a_weekday():
@@ -595,6 +607,13 @@ def test_a_month_survives_translation_on_the_bundled_models(bundled, name, text,
         ("en-fr", "I'll be in Paris from June 3 to June 7.", "du 3 au 7 juin"),
         ("en-fr", "The festival runs from July 10 to 14.", "du 10 au 14 juillet"),
         ("es-en", "ESTAREMOS FUERA DEL 3 AL 7 DE JUNIO.", "FROM JUNE 3 TO 7"),
+        # "between the 12th and January 14", "entre le 12 janvier et 14"
+        ("es-en", "El pedido llegará entre el 12 y el 14 de enero.", "between January 12 and 14"),
+        (
+            "en-fr",
+            "The order will arrive between January 12 and 14.",
+            "entre le 12 et le 14 janvier",
+        ),
         ("es-en", "Nací el 3 de mayo de 1990.", "May 3, 1990"),
         ("es-en", "El 25 de diciembre de 2023 fuimos a ver a la abuela.", "December 25, 2023"),
         ("en-fr", "We went to see grandma on December 25, 2023.", "le 25 décembre 2023"),

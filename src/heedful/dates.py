@@ -84,6 +84,7 @@ class Date:
     year: str | None  # as written
     weekday: int | None = None  # 0-6 (Monday first), if written with it: "Tuesday, March 4"
     until: tuple[int, int] | None = None  # a range's last (day, month): "del 3 al 7 de junio"
+    between: bool = False  # a range said "between" its days: "entre el 12 y el 14 de enero"
 
 
 # English's short month names ("Dec. 25", "Jan 3rd"), read as the month they begin
@@ -120,7 +121,9 @@ _DIGIT = re.compile(r"\d")
 _RANGES = {  # a range of days with its preposition, its first day's month left out or not
     "es": [
         rf"(?:del|desde el) {_DAY}(?: de (?P<month>{_month_names('es')}))? (?:al|hasta el) "
-        rf"(?P<last>\d{{1,2}}) de (?P<last_month>{_month_names('es')})(?: del? (?P<year>\d{{4}}))?"
+        rf"(?P<last>\d{{1,2}}) de (?P<last_month>{_month_names('es')})(?: del? (?P<year>\d{{4}}))?",
+        rf"(?P<between>entre) el {_DAY}(?: de (?P<month>{_month_names('es')}))? y el "
+        rf"(?P<last>\d{{1,2}}) de (?P<last_month>{_month_names('es')})(?: del? (?P<year>\d{{4}}))?",
     ],
     "en": [
         rf"from (?P<month>{_month_names('en')}) {_DAY}{_ORDINAL} (?:to|until|till|through) "
@@ -129,10 +132,19 @@ _RANGES = {  # a range of days with its preposition, its first day's month left 
         rf"from (?:the )?{_DAY}{_ORDINAL}(?: (?:of )?(?P<month>{_month_names('en')}))? "
         rf"(?:to|until|till) (?:the )?(?P<last>\d{{1,2}}){_ORDINAL} (?:of )?"
         rf"(?P<last_month>{_month_names('en')})(?:,? (?P<year>\d{{4}}))?",
+        rf"(?P<between>between) (?P<month>{_month_names('en')}) {_DAY}{_ORDINAL} and "
+        rf"(?:(?P<last_month>{_month_names('en')}) )?(?:the )?(?P<last>\d{{1,2}}){_ORDINAL}"
+        rf"(?:,? (?P<year>\d{{4}}))?",
+        rf"(?P<between>between) (?:the )?{_DAY}{_ORDINAL}"
+        rf"(?: (?:of )?(?P<month>{_month_names('en')}))? and "
+        rf"(?:the )?(?P<last>\d{{1,2}}){_ORDINAL} (?:of )?"
+        rf"(?P<last_month>{_month_names('en')})(?:,? (?P<year>\d{{4}}))?",
     ],
     "fr": [
         rf"du (?P<day>\d{{1,2}}|1er)(?: (?P<month>{_month_names('fr')}))? au "
-        rf"(?P<last>\d{{1,2}}) (?P<last_month>{_month_names('fr')})(?: (?P<year>\d{{4}}))?"
+        rf"(?P<last>\d{{1,2}}) (?P<last_month>{_month_names('fr')})(?: (?P<year>\d{{4}}))?",
+        rf"(?P<between>entre) le (?P<day>\d{{1,2}}|1er)(?: (?P<month>{_month_names('fr')}))? et le "
+        rf"(?P<last>\d{{1,2}}) (?P<last_month>{_month_names('fr')})(?: (?P<year>\d{{4}}))?",
     ],
 }
 # the word a range's weekday is given with ("el domingo"), and the words before a weekday in a
@@ -194,7 +206,8 @@ def find_dates(text: str, lang: str | None) -> list[tuple[Span, Date]]:
                 if not 1 <= int(m["last"]) <= 31 or (month, day) >= (last_month, int(m["last"])):
                     continue
                 until = (int(m["last"]), last_month)
-                found.append((m.span(), Date(day, month, m["year"], until=until)))
+                between = bool(groups.get("between"))
+                found.append((m.span(), Date(day, month, m["year"], until=until, between=between)))
                 continue
             weekday = m["weekday"] and [d.lower() for d in WEEKDAYS[lang]].index(
                 m["weekday"].lower()
@@ -291,6 +304,8 @@ def _write_range(date: Date, lang: str) -> str:
     (last, last_month), month = date.until, MONTHS[lang][date.month - 1]
     same = date.month == last_month
     last_name = MONTHS[lang][last_month - 1]
+    if date.between:  # "between June 12 and 14", "entre el 12 y el 14 de junio"
+        return _write_between(date, lang)
     if lang == "en":
         out = f"from {month} {date.day} to {'' if same else last_name + ' '}{last}"
         return out + (f", {date.year}" if date.year else "")
@@ -300,6 +315,25 @@ def _write_range(date: Date, lang: str) -> str:
     day = "1er" if date.day == 1 else str(date.day)
     first = day if same else f"{day} {month}"
     return f"du {first} au {last} {last_name}" + (f" {date.year}" if date.year else "")
+
+
+def _write_between(date: Date, lang: str) -> str:
+    """A range of days said "between" them, as ``lang`` writes it: "between June 12 and 14",
+    "entre el 12 y el 14 de junio", "entre le 12 et le 14 juin" (the models wrote "between the
+    12th and January 14", "entre le 12 janvier et 14")."""
+    (last, last_month), month = date.until, MONTHS[lang][date.month - 1]
+    same = date.month == last_month
+    last_name = MONTHS[lang][last_month - 1]
+    year = date.year
+    if lang == "en":
+        out = f"between {month} {date.day} and {'' if same else last_name + ' '}{last}"
+        return out + (f", {year}" if year else "")
+    if lang == "es":
+        first = f"{date.day}" if same else f"{date.day} de {month}"
+        return f"entre el {first} y el {last} de {last_name}" + (f" de {year}" if year else "")
+    day = "1er" if date.day == 1 else str(date.day)
+    first = day if same else f"{day} {month}"
+    return f"entre le {first} et le {last} {last_name}" + (f" {year}" if year else "")
 
 
 def weekday_pattern(weekday: str, lang: str, *, range_of_days: bool = False) -> re.Pattern[str]:
