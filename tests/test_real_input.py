@@ -343,6 +343,28 @@ def test_a_closing_quote_the_model_dropped_is_put_back(bundled):
     assert bundled["en-fr"].translate([said])[0].endswith('demain."')  # before: 'demain.'
 
 
+def test_an_exclamation_the_model_ended_with_a_full_stop_ends_with_its_mark(bundled):
+    from heedful.typography import exclaimed
+
+    assert exclaimed("Thank you for your help.", "¡Gracias por tu ayuda!", "en") == (
+        "Thank you for your help!"
+    )
+    assert exclaimed("Merci de votre aide.", "Thanks for your help!", "fr") == (
+        "Merci de votre aide !"
+    )
+    for translation, source in [
+        ("I bought bread, etc.", "Compré pan, etc.!"),  # an abbreviation's stop
+        ("Wait...", "¡Espera!"),  # an ellipsis
+        ("Thank you.", "Gracias."),  # no exclamation
+        ("Really?", "¿En serio?!"),
+        ("It's me, J.", "¡Soy yo, J!"),  # an initial's
+    ]:
+        assert exclaimed(translation, source, "en") == translation
+    # before: "Thank you for your help.", "Thank you."
+    assert bundled["es-en"].translate(["¡Gracias por tu ayuda!", "¡Gracias!"]) == [
+        "Thank you for your help!", "Thank you!"]  # fmt: skip
+
+
 def test_a_placeholder_the_translation_lacks_is_carried_after_the_word_before_it():
     protected = protect(f"Escribe a {EMAIL} mañana.")
     source = Unreadable(protected.text.split(), [], [])
@@ -448,7 +470,8 @@ def test_a_range_of_days_is_one_date_given_as_a_weekday_and_written_the_target_w
     # no range: backwards, a day out of range, across a year's end (two dates, as before)
     assert [d.until for _, d in find_dates("del 7 al 3 de junio", "es")] == [None]
     assert [d.until for _, d in find_dates("del 3 al 32 de junio", "es")] == []
-    assert [d.until for _, d in find_dates("del 24 de diciembre al 2 de enero", "es")] == [None] * 2
+    # across the new year (it gave "on January 6 December 20")
+    assert [d.until for _, d in find_dates("del 24 de diciembre al 2 de enero", "es")] == [(2, 1)]
     written = {
         lang: write_date(Date(1, 6, "2025", until=(7, 6)), lang) for lang in ("en", "es", "fr")
     }
@@ -607,6 +630,17 @@ def test_a_month_survives_translation_on_the_bundled_models(bundled, name, text,
         ("en-fr", "I'll be in Paris from June 3 to June 7.", "du 3 au 7 juin"),
         ("en-fr", "The festival runs from July 10 to 14.", "du 10 au 14 juillet"),
         ("es-en", "ESTAREMOS FUERA DEL 3 AL 7 DE JUNIO.", "FROM JUNE 3 TO 7"),
+        # across the new year: "on January 6 December 20", "du 20 décembre jusqu'au 6 janvier"
+        (
+            "es-en",
+            "Estaré de vacaciones del 20 de diciembre al 6 de enero.",
+            "from December 20 to January 6",
+        ),
+        (
+            "en-fr",
+            "I'll be on vacation from December 20 to January 6.",
+            "du 20 décembre au 6 janvier",
+        ),
         # "between the 12th and January 14", "entre le 12 janvier et 14"
         ("es-en", "El pedido llegará entre el 12 y el 14 de enero.", "between January 12 and 14"),
         (
@@ -742,6 +776,7 @@ def test_urls_addresses_and_numbers_survive_translation_exactly(
         ("es-en", "La habitación cuesta 617 euros por noche, o 2 euros por semana.", ["617", "2"]),
         ("en-fr", "The temperature dropped to -5 degrees last night.", ["-5"]),
         ("en-fr", "My flight is IB3456 to Madrid.", ["IB3456"]),
+        ("en-fr", "My passport number is AB1234567.", ["AB1234567"]),  # "AB 1234567 ... Tom10."
         ("es-en", "Toma el autobús 42A.", ["42A"]),
         ("es-en", "Hacía -3,5 grados en Madrid.", ["-3.5"]),
     ],
@@ -1030,6 +1065,10 @@ def test_a_doctor_s_title_takes_french_s_article_where_one_speaks_of_them():
     for said in (f"Merci, {name}.", f"{name}, entrez.", f"Cher {name},", f"Bonjour {name}."):
         assert protected.restore(said) == said.replace(name, "Dr Smith")
     assert protected.restore(f"Je vois le {name}.") == "Je vois le Dr Smith."
+    woman = protect("I saw Dr. Ann Smith.", "en", "fr", extra=[(6, 19)], women=[(6, 19)])
+    assert (
+        woman.restore(f"J'ai vu {woman.placeholders[0]}.") == "J'ai vu Dr Ann Smith."
+    )  # "la Dre"?
     mister = protect("I saw Mr. Smith.", "en", "fr", extra=[(6, 15)])  # "M." takes none
     assert mister.restore(f"J'ai vu {mister.placeholders[0]}.") == "J'ai vu M. Smith."
 
@@ -1438,6 +1477,9 @@ def test_a_phone_number_is_one_span_copied_as_written():
     assert found("From 1990-2000, 3-2, 1,234,567 people, 2024-03-12.", "en") == []
     assert found("Il y a 1 234 567 habitants.", "fr") == []
     assert found("Appelez le 01 23 45 67 89.", None) == []  # no region: only with "+"
+    # nor a code's digits: the code is one span ("Tom100" for the model before)
+    assert found("My passport number is AB1234567, 5550142X.", "en") == []
+    assert protect("My passport is AB1234567.", "en", "fr").text == f"My passport is {NAMES[0]}."
     protected = protect("My number is +1 (555) 123-4567.", "en", "fr")
     assert protected.text == f"My number is {NUMBERS[0]}."  # one placeholder, not three
     assert protected.restore(f"Mon numéro est {NUMBERS[0]}.") == "Mon numéro est +1 (555) 123-4567."

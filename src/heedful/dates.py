@@ -203,9 +203,11 @@ def find_dates(text: str, lang: str | None) -> list[tuple[Span, Date]]:
             if "last" in groups:  # a range: one month written for both days, or each its own
                 last_month = month_number(m["last_month"] or m["month"], lang)
                 month = month_number(m["month"] or m["last_month"], lang)
-                if not 1 <= int(m["last"]) <= 31 or (month, day) >= (last_month, int(m["last"])):
+                last = int(m["last"])
+                across = month > last_month  # the new year: "del 20 de diciembre al 6 de enero"
+                if not 1 <= last <= 31 or not across and (month, day) >= (last_month, last):
                     continue
-                until = (int(m["last"]), last_month)
+                until = (last, last_month)
                 between = bool(groups.get("between"))
                 found.append((m.span(), Date(day, month, m["year"], until=until, between=between)))
                 continue

@@ -279,13 +279,16 @@ PHONE_REGIONS = {"en": "US", "es": "ES", "fr": "FR", "de": "DE", "it": "IT", "pt
 def find_phone_numbers(text: str, language: str | None) -> list[Span]:
     """Where ``text`` holds phone numbers, as phonenumbers finds them (leniency POSSIBLE: "+1
     (555) 123-4567", "555-1234", "612 345 678"; not "1990-2000", "3-2", "1 234 567"); only
-    international ones ("+33 6 12 34 56 78") for a language without a region here."""
+    international ones ("+33 6 12 34 56 78") for a language without a region here; not the
+    digits of a code ("AB1234567", a passport's: "Tom100" for the model before, which wrote
+    "AB 1234567 Mon numéro de passeport est Tom10.")."""
     if not _DIGIT.search(text):  # most sentences
         return []
     region = PHONE_REGIONS.get(language or "")
     leniency = phonenumbers.Leniency.POSSIBLE
     found = phonenumbers.PhoneNumberMatcher(text, region, leniency=leniency)
-    return [(m.start, m.end) for m in found]
+    glued = lambda at: 0 <= at < len(text) and text[at].isalpha()  # noqa: E731
+    return [(m.start, m.end) for m in found if not glued(m.start - 1) and not glued(m.end)]
 
 
 def find_placeholders(text: str) -> list[Span]:
@@ -397,7 +400,8 @@ class Protected:
                     if k in self.hours and not _AFTER_HOUR.match(translation, match.end()):
                         put += HOUR_WORD[self.target]
                     article: list[tuple[Span, str]] = []
-                    if self.target == "fr" and _FRENCH_TITLE.match(span):  # "le Dr Smith"
+                    woman = self.placeholders[k] in WOMEN  # "Dr Jennifer Smith est prête."
+                    if self.target == "fr" and _FRENCH_TITLE.match(span) and not woman:
                         put, article = _french_title(match, put, translation)
                     phone = k in self.phones
                     found.append((_extent(match, span, translation, phone=phone), put))
@@ -740,7 +744,8 @@ def _french_title(
     ``put``, perhaps with the article before it, and the word before it contracted. None to
     whom one speaks, after a comma or opening a sentence before one ("Merci, Dr Smith.", "Dr
     Smith, entrez."), nor after an article or a greeting ("Cher Dr Smith", "Bonjour Dr
-    Smith"), nor alone on its line (signing a letter)."""
+    Smith"), nor alone on its line (signing a letter). Not for a woman either, whom French
+    calls "la Dre" in some countries and "le Dr" in others: "Dr Jennifer Smith est prête."."""
     before = translation[: match.start()]
     if contracted := _DE_OR_A.search(before):  # "de Dr Gomez" -> "du Dr Gomez"
         word = contracted.group(1)
