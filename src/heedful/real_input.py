@@ -69,6 +69,7 @@ from heedful.typography import (
     after_quoted_speech,
     closed_quote,
     curl,
+    exclaimed,
     plain,
     replaced_quotes,
     unended,
@@ -575,6 +576,7 @@ def finish(
         cased = capitalise_first(said)  # as its source begins ("Visita Madrid.": "visit Madrid.")
     text = cased if protected is None else protected.restore(cased)
     text = closed_quote(text, prepared.text)
+    text = exclaimed(text, prepared.sentence, translator.target_language)  # "Thanks!", not "."
     text = after_quoted_speech(text, prepared.sentence)  # '"Help!" she shouted.'
     if prepared.quotes is not None:
         text = curl(text, prepared.quotes)

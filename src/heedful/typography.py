@@ -127,6 +127,23 @@ def unended(translation: str, source: str) -> str:
 _ADDED_END = re.compile(r"(?<=[^\W_])\s?[.!?]$")  # "pommes !", "Ana." (not "etc...")
 
 
+def exclaimed(translation: str, source: str, target: str | None) -> str:
+    """``translation`` ended with an exclamation mark where its ``source`` is an exclamation
+    and the model ended it with a full stop ("¡Gracias por tu ayuda!" gave "Thank you for your
+    help.", "¡Gracias!" "Thank you."); in French, with the space before it. An ellipsis, an
+    abbreviation's stop ("etc.") and an initial's stay."""
+    if not source.rstrip().endswith("!") or source.rstrip().endswith("?!"):
+        return translation
+    found = _STOP_END.search(translation)
+    if found is None or found.group("word").lower() in _ABBREVIATED_ENDS:
+        return translation
+    return translation[: found.end("word")] + (" !" if target == "fr" else "!")
+
+
+_STOP_END = re.compile(r"(?P<word>[^\W\d_]{2,}|\d)\.\s*$")  # "help.", "at 9."; not "A.", "..."
+_ABBREVIATED_ENDS = {"etc", "approx", "min", "max", "no", "vs"}
+
+
 def closed_quote(translation: str, source: str) -> str:
     """``translation`` with the closing double quote put back at its end where the model dropped
     it: ``source`` ends with a quotation it closes, and the translation's last quote opens one
