@@ -571,6 +571,7 @@ def test_a_month_without_a_day_is_given_as_the_month_the_model_reads_best():
     ]  # fmt: skip
     assert months("April and June came. to march, may.", "en") == []  # names, verbs
     assert months("it rains in april, since june", "en") == [("april", 4, None), ("june", 6, None)]
+    assert months("The invoice for March.", "en") == [("March", 3, None)]  # "pour March" before
     assert months("Julio vive aquí. VIVO EN MAYO.", "es") == [("MAYO", 5, None)]  # "Julio": a name
     assert months("la planète Mars, début mars", "fr") == [("mars", 3, None)]
     assert months("Nací el 3 de mayo.", "de") == []
@@ -608,6 +609,7 @@ def test_a_month_without_a_day_is_given_as_the_month_the_model_reads_best():
         ("en-fr", "I have lived here since May 2009.", "mai 2009"),
         ("en-fr", "The shop was closed until June.", "juin"),
         ("en-fr", "We moved at the end of November.", "novembre"),
+        ("en-fr", "Please find attached the invoice for March.", "mars"),  # "pour March"
     ],
 )
 def test_a_month_survives_translation_on_the_bundled_models(bundled, name, text, month):

@@ -42,7 +42,7 @@ MONTH_STAND_INS = {
 }
 # the words before a month without a year that make it one ("in May", not "May I")
 _MONTH_CUES = {
-    "en": "in since until till by before after during from of through to early late last next "
+    "en": "in since until till by before after during from of for through to early late last next "
           "this every each mid".split(),
     "es": "en desde hasta de del para durante a al este cada entre".split(),
     "fr": "en depuis avant après pendant de du dès début fin à au chaque ce et jusqu'en".split(),
