@@ -448,6 +448,10 @@ def test_chat_abbreviations_are_translated_spelt_out(bundled):
     found = en_fr.translate(["idk where he is", "Call me ASAP.", "Thx for the help."])
     assert "ne sais pas" in found[0] and "possible" in found[1], found
     assert found[2].startswith("Merci"), found
+    # what contractions' list lacks (heedful.lexicon.ENGLISH_CHAT): before, "dans 5 miners",
+    # "Les plombs m'appellent.", "Le voyage prend 3 salles.", "Attends 30 sécurité."
+    found = en_fr.translate(["I'll call you back in 5 mins.", "pls call me", "Wait 30 secs."])
+    assert "5 minutes" in found[0] and "Appelez-moi" in found[1] and "30 secondes" in found[2]
 
 
 def test_british_spelling_is_translated_as_the_model_s_own(bundled):

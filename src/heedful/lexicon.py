@@ -378,7 +378,7 @@ class Lexicon:
         if self.counts is None:
             return {}
         read = lambda word: self.counts.get(word.lower(), 0)  # noqa: E731
-        forms = self._spelt_out(_slang())
+        forms = self._spelt_out({**ENGLISH_CHAT, **_slang()})
         forms |= {
             word: other
             for word, other in _other_spellings().items()
@@ -483,6 +483,16 @@ SPANISH_CHAT = {
     "porfa": "por favor", "xfa": "por favor", "finde": "fin de semana", "peli": "película",
     "pelis": "películas", "tqm": "te quiero mucho", "bn": "bien", "msj": "mensaje",
     "dnd": "donde", "ntp": "no te preocupes",
+}  # fmt: skip
+
+
+# English chat's abbreviations that contractions' list lacks, spelt out: "I'll call you back in
+# 5 mins." gave "dans 5 miners" ("OMG" spelt out gave "Remettez mon Dieu que ...": left out)
+ENGLISH_CHAT = {
+    "pls": "please", "plz": "please", "ty": "thank you", "np": "no problem", "mins": "minutes",
+    "hrs": "hours", "secs": "seconds", "imo": "in my opinion", "brb": "be right back",
+    "cuz": "because", "jk": "just kidding", "idc": "I do not care", "pic": "picture",
+    "pics": "pictures",
 }  # fmt: skip
 
 
