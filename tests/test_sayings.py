@@ -143,6 +143,41 @@ def test_a_wish_after_a_verb_of_wishing_is_given_as_the_stand_in():
     assert wish_within("Merry Christmas is a song.", "en", "fr") is None
 
 
+def test_congratulations_on_something_are_given_as_thanks_for_it():
+    from heedful.sayings import congratulations_on
+
+    sentence = "¡Enhorabuena por el nuevo trabajo!"
+    (start, end), given, forms = congratulations_on(sentence, "es", "en")
+    assert (sentence[start:end], given) == ("Enhorabuena por", "Gracias por")
+    assert set(forms.values()) == {"Congratulations on"} and "Thanks for" in forms
+    _, given, forms = congratulations_on("CONGRATS ON THE PRIZE!", "en", "fr")
+    assert given == "THANK YOU FOR" and forms["Merci pour"] == "FÉLICITATIONS POUR"
+    assert forms["Merci d'"] == "FÉLICITATIONS POUR "  # "Merci d'avoir ..."
+    assert congratulations_on("Congratulations!", "en", "fr") is None  # a wish of its own
+    assert congratulations_on("She got congratulations on the job.", "en", "fr") is None
+    assert congratulations_on("¡Enhorabuena por el trabajo!", "es", "de") is None
+
+
+@pytest.mark.parametrize(
+    "name, text, expected",
+    [  # before: "Enhorabuena is out of the new job!", "Happy for your wedding.", "Les félicitations
+        # sur le nouveau travail !", "Les félicitations pour obtenir le travail."
+        ("es-en", "¡Enhorabuena por el nuevo trabajo!", "Congratulations on the new job!"),
+        ("es-en", "Felicidades por tu boda.", "Congratulations on your wedding."),
+        ("en-fr", "Congratulations on the new job!", "Félicitations pour le nouveau travail !"),
+        ("en-fr", "Congratulations on getting the job.", "Félicitations pour avoir eu le travail."),
+    ],
+)
+def test_congratulations_on_something_translate_on_the_bundled_models(
+    bundled, name, text, expected
+):
+    found = bundled[name].translate([text], alignments=True)[0]
+    assert found.text == expected
+    for link in found.alignment:
+        assert text[slice(*link.source)] == link.source_word
+        assert found.text[slice(*link.target)] == link.target_word
+
+
 @pytest.mark.parametrize(
     "name, text, expected",
     [

@@ -92,7 +92,7 @@ from heedful.dates import (
 from heedful.halves import UNITS, Half, find_halves
 from heedful.months import MONTH_STAND_INS, find_months, write_month
 from heedful.names import feminine_title, write_title
-from heedful.sayings import opening_wish, wish_within
+from heedful.sayings import congratulations_on, opening_wish, wish_within
 from heedful.textmap import Span, TextMap
 from heedful.unknown_words import Unreadable
 from heedful.written import (
@@ -348,7 +348,8 @@ class Protected:
         if k in self.written_as:  # longest first: "XIXe" before "XIX"
             written_as = sorted(self.written_as[k], key=len, reverse=True)
             forms = "|".join(map(re.escape, written_as))
-            return re.compile(rf"(?<![\w'’-])(?:{forms})(?!\w)", re.IGNORECASE)
+            ended = r"(?:(?<=['’])|(?!\w))"  # "Merci d'" before "avoir"
+            return re.compile(rf"(?<![\w'’-])(?:{forms}){ended}", re.IGNORECASE)
         if k in self.acronyms:  # "l'école" -> "l'ONU", "the school" -> "the UN"
             return self.acronyms[k].pattern(self.target or "")
         if k in self.halves:  # "12 years": the placeholder, and the unit if the model wrote it
@@ -525,6 +526,7 @@ def protect(
     dates |= acronyms
     wish = opening_wish(text, source, target)  # "Buen viaje" of "¡Buen viaje, chicos!"
     wish = wish or wish_within(text, source, target)  # of "I wish you a merry Christmas."
+    wish = wish or congratulations_on(text, source, target)  # "Enhorabuena por"
     wishes = {} if wish is None else {wish[0]: wish[1:]}
     dates |= wishes
     phones = [

@@ -313,6 +313,40 @@ def wish_within(
     return found.span("wishes"), given, {f: written for f in target_forms}
 
 
+def congratulations_on(
+    sentence: str, source: str | None, target: str | None
+) -> tuple[Span, str, dict[str, str]] | None:
+    """Congratulations on something opening ``sentence`` ("Enhorabuena por" of "¡Enhorabuena
+    por el nuevo trabajo!"), as ``opening_wish`` gives a wish: given as thanks for it, which the
+    models read well, and the thanks written as the congratulations ("Thank you for" ->
+    "Congratulations on", "Merci pour" -> "Félicitations pour"). They wrote "Enhorabuena is out
+    of the new job!" and "Les félicitations sur le nouveau travail !"."""
+    found = _CONGRATULATIONS_AT.get(source or "")
+    found = found and found.match(sentence)
+    if not found or target not in _THANKS_FOR:
+        return None
+    capitals = found["said"].isupper()
+    given = _THANKS_GIVEN[source].upper() if capitals else _THANKS_GIVEN[source]
+    written = _CONGRATULATED[target].upper() if capitals else _CONGRATULATED[target]
+    forms = {form: written + " " * form.endswith("'") for form in _THANKS_FOR[target]}
+    return found.span("said"), given, forms  # "Merci d'avoir" -> "Félicitations pour avoir"
+
+
+_CONGRATULATIONS_AT = {
+    lang: re.compile(rf"[¡\"“«]?\s?(?P<said>{'|'.join(forms)}) (?=\w)", re.IGNORECASE)
+    for lang, forms in {
+        "es": ("enhorabuena por", "felicidades por", "felicitaciones por"),
+        "en": ("congratulations on", "congrats on"),
+    }.items()
+}
+_THANKS_GIVEN = {"es": "Gracias por", "en": "Thank you for"}
+_THANKS_FOR = {  # how the models write the thanks given
+    "en": ("Thank you very much for", "Thank you for", "Thanks for"),
+    "fr": ("Merci beaucoup pour", "Merci pour", "Merci de", "Merci d'"),
+}
+_CONGRATULATED = {"en": "Congratulations on", "fr": "Félicitations pour"}
+
+
 def wish_end(sentence: str, language: str | None) -> int | None:
     """Where the wish and comma opening ``sentence`` end ("Happy birthday," of "Happy birthday,
     Grandma!"), if words follow them, to be cut from the rest (heedful.pauses); None if it opens
