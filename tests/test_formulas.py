@@ -48,7 +48,7 @@ def test_a_closing_ended_with_a_full_stop_after_another_sentence_is_one():
 @pytest.mark.parametrize(
     "name, text, expected",
     [  # before: "Thank you for your help. A huge.", "See you tomorrow. Besos."
-        ("es-en", "¡Gracias por tu ayuda! Un abrazo.", "Thank you for your help. Love."),
+        ("es-en", "¡Gracias por tu ayuda! Un abrazo.", "Thank you for your help! Love."),
         ("es-en", "Te veo mañana. Besos.", "See you tomorrow. Love."),
         ("en-fr", "See you tomorrow. Love.", "À demain. Bises."),
     ],
@@ -139,7 +139,7 @@ def test_a_sentence_after_an_opening_greeting_goes_on_in_lower_case(bundled):
         (
             "es-en",
             "Querida Ana: ¡muchas gracias por el regalo! Un abrazo, Pablo",
-            "Dear Ana: Thank you for the gift. Love, Pablo",
+            "Dear Ana: Thank you for the gift! Love, Pablo",
         ),
         (
             "en-fr",

@@ -117,6 +117,11 @@ def test_a_line_that_is_a_saying_becomes_the_target_language_s_with_the_line_s_e
             "Veuillez nous excuser pour la gêne occasionnée.",
         ),
         ("en-fr", "Hi, how are you?", "Salut, comment allez-vous ?"),
+        # "vale" of chat: "Watch, guys.", "Watch, we'll meet.", "It's OK."; "vale" of price stays
+        ("es-en", "vale, perfecto", "OK, perfect"),
+        ("es-en", "vale, nos vemos", "OK, see you"),
+        ("es-en", "Vale.", "OK."),
+        ("es-en", "¿Cuánto vale?", "How much is it?"),
     ],
 )
 def test_sayings_translate_on_the_bundled_models(bundled, name, text, expected):

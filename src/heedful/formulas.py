@@ -96,7 +96,9 @@ GREETINGS = {
 # greetings that open a sentence before a comma ("Hola, ..."), by language; Spanish only: the
 # en -> fr model read "Hi, my name is Anna." and "Hello, I need help." well as written, and
 # translated apart "Hi." as "Salut !"
-OPENING_GREETINGS = {"es": ("hola", "buenos días", "buenas tardes", "buenas noches", "oye")}
+OPENING_GREETINGS = {
+    "es": ("hola", "buenos días", "buenas tardes", "buenas noches", "oye", "vale"),
+}
 _OPENING = {  # perhaps with whom it greets ("Hola Marta,", "Hola chicos,")
     lang: re.compile(
         rf"[¡]?(?:{'|'.join(words)})(?: [^\W\d_][\w'’-]*)?!?,(?=\s+\S)",

@@ -482,7 +482,7 @@ SPANISH_CHAT = {
     "q": "que", "k": "que", "xq": "porque", "pq": "porque", "tb": "también", "tmb": "también",
     "porfa": "por favor", "xfa": "por favor", "finde": "fin de semana", "peli": "película",
     "pelis": "películas", "tqm": "te quiero mucho", "bn": "bien", "msj": "mensaje",
-    "dnd": "donde", "ntp": "no te preocupes",
+    "dnd": "donde", "ntp": "no te preocupes", "tq": "te quiero", "tkm": "te quiero mucho",
 }  # fmt: skip
 
 

@@ -84,6 +84,7 @@ SAYINGS = [
      "es": ("Gracias por su comprensión", "Gracias por tu comprensión"),
      "fr": ("Merci de votre compréhension", "Merci pour votre compréhension")},
     {"en": ("See you tomorrow",), "es": ("Hasta mañana",), "fr": ("À demain",)},
+    {"en": ("OK", "Okay"), "es": ("Vale", "Vale vale"), "fr": ("D'accord",)},  # "Watch, guys."
 ]  # fmt: skip
 # signs and notices, whole lines too: the bundled models wrote "Out of order." -> "Surtout.",
 # "Wet floor." -> "Libère-toi.", "Sold out." -> "Éloignez-vous.", "Prohibido fumar." -> "Keep up
