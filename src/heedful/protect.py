@@ -883,6 +883,13 @@ _TIME = re.compile(
     rf"\d{{1,2}}:\d{{2}}(?:-\d{{1,2}}:\d{{2}})?|{_CLOCK}"
 )  # "15:30", "3pm", "9:30-17:30"
 
+_MINUTES = re.compile(r":\d\d(?!\d)")
+_YEARS_WORD = re.compile(r" (?:ans|années|años)(?!\w)")
+_HOURS = re.compile(r" (?:heures?|h|horas?|hours?|o'clock)(?!\w)")
+# how a time on the hour is written in a language that writes a word after it ("15 h")
+HOUR_WORD = {"fr": " h"}
+_AFTER_HOUR = re.compile(r"(?:[ \u00a0]?(?:heures?|h)|:\d)(?!\w)", re.IGNORECASE)
+
 
 def _measure(span: str) -> str | None:
     """What a number with a unit of weight or volume measures ("2 kg": "weight"), or None."""
@@ -898,12 +905,11 @@ def _measure(span: str) -> str | None:
 # the model wrote "100 meters in the dress" ("3 m of cloth" before)
 _MEASURES = {"weight": {"kg", "g", "mg"}, "volume": {"l", "L", "ml", "mL", "cl"}}
 _MEASURE_GIVEN = {"weight": "kilos", "volume": "litros"}
-# "de" before what is measured, a noun without an article ("de patatas"), not before a place or
-# a dimension ("a 5 km de aquí", "de la playa", "de mi casa", "de largo")
+# "de" before what is measured, a noun without an article ("de patatas"), not before a place
+# ("a 2 km de aquí", "de la tienda", "de mi casa")
 _OF_STUFF = re.compile(
     r" de (?!(?:el|la|los|las|lo|un|una|unos|unas|aquí|allí|allá|ahí|acá|mi|mis|tu|tus|su|sus"
-    r"|nuestr\w*|vuestr\w*|est\w*|es[aeo]s?|aquel\w*|distancia|altura|largo|ancho|alto"
-    r"|profundidad|diámetro|casa|\d)\b)[^\W\d_]",
+    r"|nuestr\w*|vuestr\w*|est\w*|es[aeo]s?|aquel\w*|casa|\d)\b)[^\W\d_]",
     re.IGNORECASE,
 )
 _MEASURE_WORDS = {
@@ -913,12 +919,6 @@ _MEASURE_WORDS = {
         "volume": "lit(?:er|re)|litro|millilit(?:er|re)|mililitro",
     }.items()
 }
-_MINUTES = re.compile(r":\d\d(?!\d)")
-_YEARS_WORD = re.compile(r" (?:ans|années|años)(?!\w)")
-_HOURS = re.compile(r" (?:heures?|h|horas?|hours?|o'clock)(?!\w)")
-# how a time on the hour is written in a language that writes a word after it ("15 h")
-HOUR_WORD = {"fr": " h"}
-_AFTER_HOUR = re.compile(r"(?:[ \u00a0]?(?:heures?|h)|:\d)(?!\w)", re.IGNORECASE)
 
 
 def _is_money(span: str) -> bool:

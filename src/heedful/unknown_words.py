@@ -142,10 +142,11 @@ def laughter_line(line: str, source: str | None, target: str | None) -> str | No
     return " ".join(laughter_in(word, source, target) for word in words)
 
 
+# the same syllable twice or more ("jaja", "jejeje", "hihi"; not "Jojo", a name), or chat's word
 _LAUGHTER = {
-    "es": re.compile(r"(?i)(?:j[aeiou]){2,}j?[,.!?]*"),
-    "en": re.compile(r"(?i)(?:(?:h[aeiou]){2,}h?|lol)[,.!?]*"),
-    "fr": re.compile(r"(?i)(?:(?:h[aeiou]){2,}h?|mdr|ptdr)[,.!?]*"),
+    "es": re.compile(r"(?i)j([aei])(?:j\1)+j?[,.!?]*"),
+    "en": re.compile(r"(?i)(?:h([aei])(?:h\1)+h?|lol)[,.!?]*"),
+    "fr": re.compile(r"(?i)(?:h([aei])(?:h\1)+h?|mdr|ptdr)[,.!?]*"),
 }
 _J_TO_H, _H_TO_J = str.maketrans("jJ", "hH"), str.maketrans("hH", "jJ")
 _LOL_MDR = {("en", "fr"): "mdr", ("fr", "en"): "lol"}
