@@ -78,6 +78,37 @@ def test_wishes_translate_on_the_bundled_models(bundled, name, text, expected):
     assert bundled[name].translate([text]) == [expected]
 
 
+def test_what_about_something_is_given_as_how_it_was_or_is():
+    from heedful.sayings import how_was
+
+    assert how_was("¿Qué tal el viaje?", "es") == "¿Cómo fue el viaje?"
+    assert how_was("¿Qué tal las vacaciones?", "es") == "¿Cómo fueron las vacaciones?"
+    assert how_was("¿Qué tal tu primer día?", "es") == "¿Cómo fue tu primer día?"
+    assert how_was("¿Qué tal tus padres?", "es") == "¿Cómo están tus padres?"
+    assert how_was("que tal el trabajo", "es") == "cómo está el trabajo"
+    for left in ("¿Qué tal?", "¿Qué tal si vamos al cine?", "Hola, ¿qué tal el viaje?"):
+        assert how_was(left, "es") == left
+    assert how_was("¿Qué tal el viaje?", "fr") == "¿Qué tal el viaje?"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [  # before: "How about the trip?", "How about the holidays?", "How's your parents?",
+        # "How about your day?"
+        ("¿Qué tal el viaje?", "How was the trip?"),
+        ("¿Qué tal las vacaciones?", "How were the holidays?"),
+        ("¿Qué tal tus padres?", "How are your parents?"),
+        ("¿Qué tal tu día?", "How was your day?"),
+    ],
+)
+def test_what_about_something_translates_on_the_bundled_model(bundled, text, expected):
+    found = bundled["es-en"].translate([text], alignments=True)[0]
+    assert found.text == expected
+    for link in found.alignment:
+        assert text[slice(*link.source)] == link.source_word
+        assert found.text[slice(*link.target)] == link.target_word
+
+
 def test_a_line_that_is_a_saying_becomes_the_target_language_s_with_the_line_s_end():
     from heedful.sayings import saying_formula
 

@@ -348,6 +348,37 @@ _THANKS_FOR = {  # how the models write the thanks given
 _CONGRATULATED = {"en": "Congratulations on", "fr": "Félicitations pour"}
 
 
+def how_was(sentence: str, language: str | None) -> str:
+    """A Spanish "¿Qué tal ...?" about something ("¿Qué tal el viaje?"), given to the model as
+    the question it reads: "¿Cómo fue el viaje?" for an event (``EVENTS``), "¿Cómo está tu
+    madre?" for anything else, in the plural after a plural article; any other sentence as it
+    is. The bundled es -> en model read "¿Qué tal el viaje?" as "How about the trip?", "¿Qué tal
+    las vacaciones?" as "How about the holidays?" ("¿Qué tal?" alone is a saying)."""
+    if language != "es" or "tal " not in sentence.lower():
+        return sentence
+    found = _QUE_TAL.fullmatch(sentence.strip())
+    if found is None:
+        return sentence
+    plural = found["article"].lower().endswith("s")
+    event = not EVENTS.isdisjoint(_key(found["thing"]).split())
+    verb = ("fueron" if plural else "fue") if event else ("están" if plural else "está")
+    how = "Cómo" if found["que"][0].isupper() else "cómo"
+    return f"{found['open']}{how} {verb} {found['article']} {found['thing']}{found['close']}"
+
+
+# what "¿Qué tal ...?" asks about that is over when asked, in lower case without accents
+EVENTS = set(
+    "viaje fin finde examen fiesta cena comida almuerzo desayuno vacaciones concierto dia "
+    "entrevista vuelo boda partido reunion cumpleanos pelicula clase excursion noche semana "
+    "paseo cita visita obra curso".split()
+)
+_QUE_TAL = re.compile(
+    r"(?P<open>¿?)(?P<que>qu[eé]) tal (?P<article>el|la|los|las|tus?|sus?|mis?|vuestr[oa]s?"
+    r"|nuestr[oa]s?) (?P<thing>[^\W\d_][^?¿!.,;:]*?)(?P<close>\s*\?*)",
+    re.IGNORECASE,
+)
+
+
 def wish_end(sentence: str, language: str | None) -> int | None:
     """Where the wish and comma opening ``sentence`` end ("Happy birthday," of "Happy birthday,
     Grandma!"), if words follow them, to be cut from the rest (heedful.pauses); None if it opens
