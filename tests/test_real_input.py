@@ -1194,6 +1194,13 @@ def test_a_run_of_marks_goes_to_the_model_as_one_and_comes_back(bundled):
         en_fr.translate(["I don't know..."])[0]
         == en_fr.translate(["I don't know."])[0][:-1] + "..."
     )
+    # the links index the source's words, its opening marks given once ("¡Qu" for "Qué" before)
+    for text in ["¡¡Qué guay!! Me encanta.", "Hola. ¡¡¡Me encanta!!!", "¿¿En serio??"]:
+        result = es_en.translate([text], alignments=True)[0]
+        assert result.alignment
+        for link in result.alignment:
+            assert text[slice(*link.source)] == link.source_word, (text, link)
+            assert result.text[slice(*link.target)] == link.target_word, (text, link)
 
 
 def test_french_elides_de_and_que_before_a_name_as_its_first_letter_needs():

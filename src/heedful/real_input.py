@@ -158,6 +158,11 @@ def _translate_plain(
     # a line ending with "," or ":" (a letter's greeting: "Hi Sarah,") goes to the model ended
     # with a full stop, which Tatoeba's sentences all have ("Salut Sarah, Sarah." before)
     ends = [_open_end(translator, s) for s in sentences]
+    # opening marks given once ("¡¡Qué guay!!" as "¡Qué guay!"): the links move by the rest
+    lead = [
+        0 if end is None else _opening(s) - _opening(end[0])
+        for s, end in zip(sentences, ends, strict=True)
+    ]
     marks = [None if end is None else end[1] for end in ends]
     sentences = [s if end is None else end[0] for s, end in zip(sentences, ends, strict=True)]
     # a letter's greeting or closing ("Dear Anna,", "Un saludo,"): from heedful.formulas' table
@@ -198,6 +203,10 @@ def _translate_plain(
         for k, o in enumerate(translations if after else []):
             text, links = going_on(sentence, o.text, o.alignment, languages[1])
             translations[k] = replace(o, text=text, alignment=links)
+    found = [
+        [_shifted(o, n) for o in options] if n else options
+        for options, n in zip(found, lead, strict=True)
+    ]
     out, at = [], 0
     for p in paragraphs:
         parts, at = found[at : at + len(p.spans)], at + len(p.spans)
@@ -218,6 +227,18 @@ def _after_pause(paragraphs: list[Paragraph], marks: list[str | None]) -> list[b
             out.append(before in PAUSE_MARKS and "\n" not in p.text[p.spans[k - 1][1] : start])
         at += len(p.spans)
     return out
+
+
+def _opening(sentence: str) -> int:
+    """How many opening marks ``sentence`` begins with ("¡¡": 2)."""
+    return len(sentence) - len(sentence.lstrip("¡¿"))
+
+
+def _shifted(translation: Translation, source: int) -> Translation:
+    """``translation`` with its links' source spans moved by ``source`` characters."""
+    if not translation.alignment:
+        return translation
+    return replace(translation, alignment=[k.shifted(source, 0) for k in translation.alignment])
 
 
 def _open_end(translator, sentence: str) -> tuple[str, str] | None:
