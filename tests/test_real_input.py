@@ -166,6 +166,47 @@ def test_urls_addresses_and_numbers_are_found_without_their_punctuation():
     assert protect("It is 10×15 cm.", "en", "fr", kept=[(6, 11)]).spans == ["10×15 cm"]  # "×"
 
 
+def test_a_number_in_words_of_more_than_one_word_is_kept_as_its_digits():
+    from heedful.written import worded_numbers
+
+    def found(text, language):
+        return [(text[a:b], digits) for (a, b), digits in worded_numbers(text, language)]
+
+    assert found("Hay mil quinientas personas y treinta y cinco perros.", "es") == [
+        ("mil quinientas", "1500"), ("treinta y cinco", "35")]  # fmt: skip
+    assert found("I am thirty-five; it costs two thousand euros.", "en") == [
+        ("thirty-five", "35"), ("two thousand", "2000")]  # fmt: skip
+    # one word, a million of something, no number: the model's
+    for text, language in [
+        ("Tengo dos gatos y veinte perros.", "es"),
+        ("Half a million.", "en"),
+        ("Medio millón de personas.", "es"),
+        ("A one-on-one talk.", "en"),
+    ]:
+        assert found(text, language) == [], text
+    protected = protect("Tengo treinta y cinco años.", "es", "en")
+    (number,) = protected.placeholders
+    assert protected.text == f"Tengo {number} años."
+    assert protected.restore(f"I am {number} years old.") == "I am 35 years old."
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [  # before: "There are one thousand and five people.", "J'ai trente ans.", "It costs 2
+        # thousand euros."
+        ("es-en", "Hay mil quinientas personas.", "There are 1500 people."),
+        ("en-fr", "I am thirty-five years old.", "J'ai 35 ans."),
+        ("es-en", "Cuesta dos mil euros.", "It costs 2000 euros."),
+    ],
+)
+def test_a_number_in_words_translates_on_the_bundled_models(bundled, name, text, expected):
+    found = bundled[name].translate([text], alignments=True)[0]
+    assert found.text == expected
+    for link in found.alignment:
+        assert text[slice(*link.source)] == link.source_word
+        assert found.text[slice(*link.target)] == link.target_word
+
+
 def test_a_weight_or_volume_of_something_is_given_with_a_unit_in_words():
     sentence = "Compré 2 kg de patatas y 200 ml de leche a 5 km de aquí."
     protected = protect(sentence, "es", "en")

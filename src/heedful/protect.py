@@ -101,6 +101,7 @@ from heedful.written import (
     english_suffix,
     localise_number,
     on_24_hour_clock,
+    worded_numbers,
     write_decade,
     write_ordinal,
 )
@@ -537,6 +538,9 @@ def protect(
     if target != "en":  # "los años 90" into French: only its number kept from the model
         found = [_number_of_decade(text, s) for s in found]
     spans = [s for s in found if not any(_overlap(s, d) for d in dates)]
+    worded = dict(worded_numbers(text, source))  # "mil quinientas": "1500", as a number is
+    worded = {w: n for w, n in worded.items() if not any(_overlap(w, s) for s in spans + [*dates])}
+    spans += list(worded)
     spans += [e for e in extra if not any(_overlap(e, s) for s in spans + list(dates))]
     spans = sorted(spans + list(dates))
     if not spans:
@@ -569,6 +573,8 @@ def protect(
         elif (start, end) in halves:  # "3 años y medio": "12 años" for the model
             pool = free[SHORT_NUMBERS] or free[NUMBERS]
             original = localise_number(halves[start, end].decimal, "en", target)
+        elif (start, end) in worded:  # "treinta y cinco": "100" for the model, "35" written
+            pool, original = free[NUMBERS], worded[start, end]
         elif (start, end) in wishes:  # "¡Buen viaje, chicos!": "¡Feliz cumpleaños, chicos!"
             stand_in, forms = wishes[start, end]
             pool, original = [stand_in], next(iter(forms.values()))

@@ -10,7 +10,10 @@ with its "desde" ("de 7 a 10" -> "desde las 7 hasta las 10", ``spanish_hours``).
 
 from __future__ import annotations
 
+import difflib
 import re
+
+from heedful.textmap import Span
 
 # (decimal mark, thousands separators read, thousands separator written); Spanish phone numbers
 # are grouped with spaces ("612 345 678"), so a space is read as grouping in French only
@@ -133,3 +136,52 @@ def write_decade(decade: str, target: str) -> str:
     """An English decade's number (its "s" after it) written the ``target`` language's way:
     "1990" -> "années 1990" (fr), "años 1990" (es), "'80" -> "années 80"."""
     return DECADE_WORD[target] + " " + decade.lstrip("'’")
+
+
+def worded_numbers(text: str, language: str | None) -> list[tuple[Span, str]]:
+    """Numbers written in words of more than one word ("mil quinientas", "thirty-five", "two
+    thousand"), each span with its digits (text2num's ``alpha2digit``): kept from the model as
+    numbers written in digits are. The bundled models wrote "Hay mil quinientas personas." as
+    "There are one thousand and five people." and "I am thirty-five years old." as "J'ai trente
+    ans."; a number of one word ("dos", "veinte", "mil") stays the model's, as does a million
+    of something ("medio millón", "half a million")."""
+    pattern = _NUMBER_WORDS.get(language or "")
+    if pattern is None or len(pattern.findall(text)) < 2 and "-" not in text:
+        return []  # most sentences: fewer than two number words
+    from text_to_num import alpha2digit
+
+    converted = alpha2digit(text, language)
+    if converted == text:
+        return []
+    words = list(re.finditer(r"\S+", text))
+    matcher = difflib.SequenceMatcher(
+        a=[w.group() for w in words], b=converted.split(), autojunk=False
+    )
+    out = []
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        said = [w.group() for w in words[i1:i2]]
+        if op != "replace" or j2 - j1 != 1 or (len(said) < 2 and "-" not in said[0]):
+            continue
+        digits = converted.split()[j1]
+        number = re.fullmatch(r"(\d+)([^\w]*)", digits)
+        if number is None or _MILLION.search(" ".join(said)):
+            continue
+        start, end = words[i1].start(), words[i2 - 1].end() - len(number.group(2))
+        out.append(((start, end), number.group(1)))
+    return out
+
+
+# the words of numbers, a look before text2num's (one word or none: nothing to do)
+_NUMBER_WORDS = {
+    lang: re.compile(rf"\b(?:{words})\b", re.IGNORECASE)
+    for lang, words in {
+        "es": "uno|una|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|trece|catorce"
+        "|quince|dieci\\w+|veinte|veinti\\w+|treinta|cuarenta|cincuenta|sesenta|setenta|ochenta"
+        "|noventa|cien|ciento|\\w+cient[oa]s|quinient[oa]s|mil|millón|millones",
+        "en": "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\\w+teen|twenty"
+        "|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million",
+        "fr": "un|une|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|onze|douze|treize|quatorze"
+        "|quinze|seize|vingt|trente|quarante|cinquante|soixante|cent|cents|mille|million",
+    }.items()
+}
+_MILLION = re.compile(r"mill(?:ón|ones|ion)", re.IGNORECASE)
