@@ -188,6 +188,10 @@ def test_a_number_in_words_of_more_than_one_word_is_kept_as_its_digits():
     (number,) = protected.placeholders
     assert protected.text == f"Tengo {number} años."
     assert protected.restore(f"I am {number} years old.") == "I am 35 years old."
+    house = protect("The house cost two hundred thousand dollars.", "en", "fr")
+    assert house.restore(f"Elle coûtait {house.placeholders[0]} dollars.") == (
+        "Elle coûtait 200\u202f000 dollars."
+    )  # grouped the target's way, from five digits
 
 
 @pytest.mark.parametrize(

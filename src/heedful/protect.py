@@ -99,6 +99,7 @@ from heedful.written import (
     BEFORE_A_NOUN,
     DECADE_WORD,
     english_suffix,
+    grouped,
     localise_number,
     on_24_hour_clock,
     worded_numbers,
@@ -574,7 +575,7 @@ def protect(
             pool = free[SHORT_NUMBERS] or free[NUMBERS]
             original = localise_number(halves[start, end].decimal, "en", target)
         elif (start, end) in worded:  # "treinta y cinco": "100" for the model, "35" written
-            pool, original = free[NUMBERS], worded[start, end]
+            pool, original = free[NUMBERS], grouped(worded[start, end], target)
         elif (start, end) in wishes:  # "¡Buen viaje, chicos!": "¡Feliz cumpleaños, chicos!"
             stand_in, forms = wishes[start, end]
             pool, original = [stand_in], next(iter(forms.values()))

@@ -171,6 +171,15 @@ def worded_numbers(text: str, language: str | None) -> list[tuple[Span, str]]:
     return out
 
 
+def grouped(digits: str, target: str | None) -> str:
+    """A whole number of five digits or more grouped by thousands the ``target`` language's way
+    ("200000" -> "200,000", "200.000", "200 000"); a shorter one, or for another language, as it
+    is."""
+    if len(digits) < 5 or target not in NUMBER_MARKS:
+        return digits
+    return f"{int(digits):,}".replace(",", NUMBER_MARKS[target][2])
+
+
 # the words of numbers, a look before text2num's (one word or none: nothing to do)
 _NUMBER_WORDS = {
     lang: re.compile(rf"\b(?:{words})\b", re.IGNORECASE)
