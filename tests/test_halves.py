@@ -237,6 +237,20 @@ def test_the_bundled_models_say_the_quarter(bundled, model, source, expected):
     assert expected in bundled[model].translate([source])[0]
 
 
+@pytest.mark.parametrize(
+    "model, source, expected",
+    [  # before: "M average of people saw the game.", "There are 2 million and half of habits.",
+        # "La moitié des millions de personnes ...", "La ville a deux millions d'habitants."
+        ("es-en", "Medio millón de personas vieron el partido.", "Half a million people"),
+        ("es-en", "Hay 2 millones y medio de habitantes.", "2 and a half million inhabitants"),
+        ("en-fr", "Half a million people watched the game.", "Un demi-million de personnes"),
+        ("en-fr", "The city has two and a half million inhabitants.", "deux millions et demi"),
+    ],
+)
+def test_the_bundled_models_say_half_a_million(bundled, model, source, expected):
+    assert expected in bundled[model].translate([source])[0]
+
+
 def test_links_of_a_quarter_index_its_words(bundled):
     source = "Esperé un cuarto de hora en la estación."
     result = bundled["es-en"].translate([source], alignments=True)[0]

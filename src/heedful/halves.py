@@ -51,6 +51,7 @@ UNITS: dict[str, dict[str, tuple[str, str, str]]] = {
         "mile": ("mile", "miles", ""),
         "pound": ("pound", "pounds", ""),
         "dozen": ("dozen", "dozen", ""),
+        "million": ("million", "million", ""),
     },
     "es": {
         "year": ("año", "años", "m"),
@@ -66,6 +67,7 @@ UNITS: dict[str, dict[str, tuple[str, str, str]]] = {
         "mile": ("milla", "millas", "f"),
         "pound": ("libra", "libras", "f"),
         "dozen": ("docena", "docenas", "f"),
+        "million": ("millón", "millones", "m"),
     },
     "fr": {
         "year": ("an", "ans", "m"),
@@ -81,6 +83,7 @@ UNITS: dict[str, dict[str, tuple[str, str, str]]] = {
         "mile": ("mille", "milles", "m"),
         "pound": ("livre", "livres", "f"),
         "dozen": ("douzaine", "douzaines", "f"),
+        "million": ("million", "millions", "m"),
     },
 }
 # other ways a language writes a unit, read in the source and in the translation
