@@ -143,8 +143,8 @@ def worded_numbers(text: str, language: str | None) -> list[tuple[Span, str]]:
     thousand"), each span with its digits (text2num's ``alpha2digit``): kept from the model as
     numbers written in digits are. The bundled models wrote "Hay mil quinientas personas." as
     "There are one thousand and five people." and "I am thirty-five years old." as "J'ai trente
-    ans."; a number of one word ("dos", "veinte", "mil") stays the model's, as does a million
-    of something ("medio millón", "half a million")."""
+    ans."; a number of one word ("dos", "veinte", "mil") stays the model's, and half a million
+    is heedful.halves' ("medio millón", "half a million")."""
     pattern = _NUMBER_WORDS.get(language or "")
     if pattern is None or len(pattern.findall(text)) < 2 and "-" not in text:
         return []  # most sentences: fewer than two number words
