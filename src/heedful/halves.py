@@ -16,11 +16,11 @@ after it becomes the whole, written the target's way (heedful.protect gives it a
 ``find_halves``, ``Half``). Where the model wrote no unit after the placeholder ("El niño tiene 3
 años y medio." -> "The boy is 12."), the number and a half is written alone in English ("The boy
 is 3 and a half."), as a decimal in French and Spanish ("3,5"). The units are those of time,
-weight and length that such phrases measure, and the dozen; a number in words is one of one to
-ten, written in words again. Half a unit goes the same way ("medio kilo" as "12 kilos": "half a
-kilo", "un demi-kilo", "une demi-journée"; the models wrote "half kilo", "La moitié un kilo",
-"la moitié par jour"), but for half an hour, which Tatoeba has some 30 times in each pair and
-the models read. Of a clock ("a las 10 y media"), the half stays the model's.
+weight and length that such phrases measure, the dozen and the million; a number in words is
+one of one to ten, written in words again. Half a unit goes the same way ("medio kilo" as "12
+kilos": "half a kilo", "un demi-kilo", "une demi-journée"; the models wrote "half kilo", "La
+moitié un kilo", "la moitié par jour"), but for half an hour, which Tatoeba has some 30 times in
+each pair and the models read. Of a clock ("a las 10 y media"), the half stays the model's.
 
 Quarters go the same way ("dos horas y cuarto", "un cuarto de hora", "tres cuartos de hora",
 "an hour and a quarter", "three quarters of an hour"): the bundled es -> en model read Spanish's
