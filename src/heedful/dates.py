@@ -301,41 +301,35 @@ def write_date(date: Date | Weekdays, lang: str) -> str:
 
 
 def _write_range(date: Date, lang: str) -> str:
-    """A range of days with its preposition, as ``lang`` writes it: "from June 3 to 7(, 2025)",
-    "from June 28 to July 3", "del 3 al 7 de junio (de 2025)", "du 1er au 7 juin (2025)"."""
+    """A range of days with its words, as ``lang`` writes it: "from June 3 to 7(, 2025)", "from
+    June 28 to July 3", "del 3 al 7 de junio (de 2025)", "du 1er au 7 juin (2025)"; said
+    "between" them ("between June 12 and 14", "entre el 12 y el 14 de junio", "entre le 12 et
+    le 14 juin"; the models wrote "between the 12th and January 14", "entre le 12 janvier et
+    14")."""
     (last, last_month), month = date.until, MONTHS[lang][date.month - 1]
     same = date.month == last_month
     last_name = MONTHS[lang][last_month - 1]
-    if date.between:  # "between June 12 and 14", "entre el 12 y el 14 de junio"
-        return _write_between(date, lang)
+    opening, joining = _RANGE_WORDS[lang, date.between]
     if lang == "en":
-        out = f"from {month} {date.day} to {'' if same else last_name + ' '}{last}"
+        out = f"{opening} {month} {date.day} {joining} {'' if same else last_name + ' '}{last}"
         return out + (f", {date.year}" if date.year else "")
     if lang == "es":
         first = f"{date.day}" if same else f"{date.day} de {month}"
-        return f"del {first} al {last} de {last_name}" + (f" de {date.year}" if date.year else "")
+        out = f"{opening} {first} {joining} {last} de {last_name}"
+        return out + (f" de {date.year}" if date.year else "")
     day = "1er" if date.day == 1 else str(date.day)
     first = day if same else f"{day} {month}"
-    return f"du {first} au {last} {last_name}" + (f" {date.year}" if date.year else "")
+    return f"{opening} {first} {joining} {last} {last_name}" + (
+        f" {date.year}" if date.year else ""
+    )
 
 
-def _write_between(date: Date, lang: str) -> str:
-    """A range of days said "between" them, as ``lang`` writes it: "between June 12 and 14",
-    "entre el 12 y el 14 de junio", "entre le 12 et le 14 juin" (the models wrote "between the
-    12th and January 14", "entre le 12 janvier et 14")."""
-    (last, last_month), month = date.until, MONTHS[lang][date.month - 1]
-    same = date.month == last_month
-    last_name = MONTHS[lang][last_month - 1]
-    year = date.year
-    if lang == "en":
-        out = f"between {month} {date.day} and {'' if same else last_name + ' '}{last}"
-        return out + (f", {year}" if year else "")
-    if lang == "es":
-        first = f"{date.day}" if same else f"{date.day} de {month}"
-        return f"entre el {first} y el {last} de {last_name}" + (f" de {year}" if year else "")
-    day = "1er" if date.day == 1 else str(date.day)
-    first = day if same else f"{day} {month}"
-    return f"entre le {first} et le {last} {last_name}" + (f" {year}" if year else "")
+# the words before a range's first day and before its last, by language and "between"
+_RANGE_WORDS = {
+    ("en", False): ("from", "to"), ("en", True): ("between", "and"),
+    ("es", False): ("del", "al"), ("es", True): ("entre el", "y el"),
+    ("fr", False): ("du", "au"), ("fr", True): ("entre le", "et le"),
+}  # fmt: skip
 
 
 def weekday_pattern(weekday: str, lang: str, *, range_of_days: bool = False) -> re.Pattern[str]:
