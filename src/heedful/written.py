@@ -143,27 +143,24 @@ def worded_numbers(text: str, language: str | None) -> list[tuple[Span, str]]:
     thousand"), each span with its digits (text2num's ``alpha2digit``): kept from the model as
     numbers written in digits are. The bundled models wrote "Hay mil quinientas personas." as
     "There are one thousand and five people." and "I am thirty-five years old." as "J'ai trente
-    ans."; a number of one word ("dos", "veinte", "mil") stays the model's, and half a million
-    is heedful.halves' ("medio millón", "half a million")."""
+    ans."; a number of one word ("dos", "veinte", "mil") stays the model's, as do millions
+    (text2num wrote "Medio millón" as "Medio 1000000"; half a million is heedful.halves')."""
     pattern = _NUMBER_WORDS.get(language or "")
-    if pattern is None or len(pattern.findall(text)) < 2 and "-" not in text:
-        return []  # most sentences: fewer than two number words
+    if pattern is None or len(pattern.findall(text)) < 2:
+        return []  # most sentences: fewer than two number words ("thirty-five" has two)
     from text_to_num import alpha2digit
 
     converted = alpha2digit(text, language)
     if converted == text:
         return []
-    words = list(re.finditer(r"\S+", text))
-    matcher = difflib.SequenceMatcher(
-        a=[w.group() for w in words], b=converted.split(), autojunk=False
-    )
+    words, digits_said = list(re.finditer(r"\S+", text)), converted.split()
+    matcher = difflib.SequenceMatcher(a=[w.group() for w in words], b=digits_said, autojunk=False)
     out = []
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         said = [w.group() for w in words[i1:i2]]
         if op != "replace" or j2 - j1 != 1 or (len(said) < 2 and "-" not in said[0]):
             continue
-        digits = converted.split()[j1]
-        number = re.fullmatch(r"(\d+)([^\w]*)", digits)
+        number = re.fullmatch(r"(\d+)([^\w]*)", digits_said[j1])
         if number is None or _MILLION.search(" ".join(said)):
             continue
         start, end = words[i1].start(), words[i2 - 1].end() - len(number.group(2))
