@@ -1171,6 +1171,27 @@ def test_a_number_placeholder_with_a_suffix_is_put_back_and_names_get_people():
         assert km.restore(f"It's {km.placeholders[0]}{written}.") == "It's 5 km."
 
 
+def test_a_place_s_name_gets_a_city_s_placeholder():
+    text = "Hoy hace calor en Sevilla."
+    protected = protect(text, "es", "en", [(18, 25)], cities=[(18, 25)])
+    assert protected.placeholders == [NAMES[0]]
+    assert protected.restore(f"It's hot in {NAMES[0]} today.") == "It's hot in Sevilla today."
+    person = protect(text, "es", "en", [(18, 25)])
+    assert person.placeholders[0] not in NAMES
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [  # before: "Sevilla is 28 degrees in Sevilla today." (a person's placeholder, "Tom")
+        ("es-en", "Hoy hace 28 grados en Sevilla.", "It's 28 degrees in Sevilla today."),
+        ("es-en", "En Sevilla hoy hace 28 grados.", "It's 28 degrees in Sevilla today."),
+        ("es-en", "Victoria vive en Sevilla.", "Victoria lives in Sevilla."),  # a first name too
+    ],
+)
+def test_a_place_is_given_as_a_place_on_the_bundled_model(bundled, name, text, expected):
+    assert bundled[name].translate([text]) == [expected]
+
+
 # --- symbols, typography, lines without words -------------------------------------------------
 
 

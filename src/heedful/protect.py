@@ -495,6 +495,7 @@ def protect(
     extra: list[Span] = (),
     kept: list[Span] = (),
     women: Collection[Span] = (),
+    cities: Collection[Span] = (),
 ) -> Protected | None:
     """``text`` with its spans replaced by placeholders it does not already hold (numbers for
     numbers, cities for URLs and addresses, people for ``extra``, weekdays for dates written with
@@ -503,7 +504,9 @@ def protect(
     where they overlap none of the other spans; ``kept``: other spans to copy as they are
     (heedful.typography.unreadable_symbols), each in place of the spans it overlaps ("£5", not
     "5"); ``women``: those of ``extra`` that name a woman, who gets a woman's placeholder
-    ("Mary"), as a woman's title gets ("Mrs. Smith")."""
+    ("Mary"), as a woman's title gets ("Mrs. Smith"); ``cities``: those that name a place, which
+    gets a city's placeholder ("Boston"): given a person's, "Hoy hace 28 grados en Sevilla." came
+    back as "Sevilla is 28 degrees in Sevilla today." ("Tom is ... in Tom")."""
     code = find_code(text)
     # code, and dimensions ("10×15 cm": "×" is a symbol the vocabulary may lack), are kept whole
     spanned = find_spans(text)
@@ -583,6 +586,8 @@ def protect(
             pool, original = free[months_given], write_month(months[start, end], target)
         elif (start, end) in dates:
             pool, original = free[days], write_date(dates[start, end], target)
+        elif (start, end) in cities and free[NAMES]:  # "en Sevilla": "en Boston" for the model
+            pool, original = free[NAMES], span
         elif (start, end) in names:  # "Sra. Ruiz": a woman for her ("Mary"), "Mrs. Ruiz" in English
             pool, original = free[PEOPLE], write_title(span, source, target)
             woman = feminine_title(span, source) or any(_overlap((start, end), w) for w in women)

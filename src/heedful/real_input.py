@@ -495,8 +495,10 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
         extra += names
         # a woman's first name: a woman's placeholder, for the words that agree with it
         women = [n for n in names if people(source).is_woman(sentence[n[0] : n[1]])]
+        # a place's name, not a first name too ("Victoria"): a city's placeholder
+        cities = [n for n in names if _place(sentence[n[0] : n[1]], source)]
         extra = _union(extra)
-        protected = protect(sentence, source, target, extra, symbols, women)
+        protected = protect(sentence, source, target, extra, symbols, women, cities)
     text = sentence if protected is None else protected.text
     if translator.protect_spans:
         text = spaced_compounds(text, source)  # "12-year-old" -> "12 year old"
@@ -518,6 +520,11 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
         text = spell_out(text, source)  # "e.g." -> "for example", "Uds." -> "ustedes"
         text = how_was(text, source)  # "¿Qué tal el viaje?" -> "¿Cómo fue el viaje?"
     return Prepared(sentence, text, protected, caps, quotes)
+
+
+def _place(name: str, language: str) -> bool:
+    """Whether ``name`` is a place's (heedful.names.places) and no person's first name."""
+    return name in places(language) and name not in people(language).first
 
 
 def _without_possessive(sentence: str, span: Span) -> Span:
