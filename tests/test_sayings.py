@@ -109,6 +109,35 @@ def test_what_about_something_translates_on_the_bundled_model(bundled, text, exp
         assert found.text[slice(*link.target)] == link.target_word
 
 
+def test_a_birthday_s_turning_an_age_is_given_as_being_it():
+    from heedful.sayings import turning_age
+
+    assert turning_age("My son turns 10 tomorrow.", "en") == "My son will be 10 tomorrow."
+    assert turning_age("She's turning thirty next week.", "en") == "She will be thirty next week."
+    assert turning_age("He will turn 18 in May.", "en") == "He will be 18 in May."
+    assert turning_age("Turns 5 today!", "en") == "Will be 5 today!"
+    for left in ("The light turns red.", "It turns 5 o'clock.", "He turns 3 pages.", "Turn 2."):
+        assert turning_age(left, "en") == left
+    assert turning_age("My son turns 10 tomorrow.", "es") == "My son turns 10 tomorrow."
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [  # before: "Ma fille a 7 heures le 14 mars.", "Mon fils tourne 10 heures demain.",
+        # "Elle a trente ans la semaine prochaine."
+        ("My daughter turns 7 on March 14.", "Ma fille aura 7 ans le 14 mars."),
+        ("My son turns 10 tomorrow.", "Mon fils aura 10 ans demain."),
+        ("She's turning thirty next week.", "Elle aura trente ans la semaine prochaine."),
+    ],
+)
+def test_turning_an_age_translates_on_the_bundled_model(bundled, text, expected):
+    found = bundled["en-fr"].translate([text], alignments=True)[0]
+    assert found.text == expected
+    for link in found.alignment:
+        assert text[slice(*link.source)] == link.source_word
+        assert found.text[slice(*link.target)] == link.target_word
+
+
 def test_a_line_that_is_a_saying_becomes_the_target_language_s_with_the_line_s_end():
     from heedful.sayings import saying_formula
 

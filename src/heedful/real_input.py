@@ -62,7 +62,7 @@ from heedful.names import (
 from heedful.pauses import MARKS as PAUSE_MARKS
 from heedful.pauses import going_on, opened, pauses
 from heedful.protect import PEOPLE, Protected, find_spans, protect
-from heedful.sayings import how_was
+from heedful.sayings import how_was, turning_age
 from heedful.segment import Paragraph, is_marker, titles
 from heedful.textmap import Span
 from heedful.typography import (
@@ -519,6 +519,7 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
     if translator.protect_spans:
         text = spell_out(text, source)  # "e.g." -> "for example", "Uds." -> "ustedes"
         text = how_was(text, source)  # "¿Qué tal el viaje?" -> "¿Cómo fue el viaje?"
+        text = turning_age(text, source)  # "She turns 7 today." -> "She will be 7 today."
     return Prepared(sentence, text, protected, caps, quotes)
 
 

@@ -366,6 +366,35 @@ def how_was(sentence: str, language: str | None) -> str:
     return f"{found['open']}{how} {verb} {found['article']} {found['thing']}{found['close']}"
 
 
+def turning_age(sentence: str, language: str | None) -> str:
+    """An English birthday's "turns 7" ("is turning", "will turn") given to the model as "will
+    be 7", which it reads: the bundled en -> fr model wrote "My daughter turns 7 on March 14." as
+    "Ma fille a 7 heures le 14 mars." and "My son turns 10 tomorrow." as "Mon fils tourne 10
+    heures demain." Only before an age's number (digits or its word) and the sentence's end, a
+    time ("on", "in", "next", "tomorrow") or "years": "the light turns red" is the model's."""
+    if language != "en" or "turn" not in sentence.lower():
+        return sentence
+    return _TURNING.sub(_will_be, sentence)
+
+
+def _will_be(turning: re.Match) -> str:
+    space = " " if turning["turns"][0] in "'’" else ""  # "She's turning" -> "She will be"
+    return space + _WILL_BE[turning["turns"][0].isupper()] + " " + turning["age"]
+
+
+_AGE_WORD = (
+    r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:-[a-z]+)?|one|two|three|four"
+    r"|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen"
+    r"|eighteen|nineteen|a hundred)"
+)
+_TURNING = re.compile(
+    rf"\b(?P<turns>turns|is turning|will turn|['’]s turning) (?P<age>\d{{1,3}}|{_AGE_WORD})"
+    r"(?=\s*(?:[.!?]|$|on |in |next |tomorrow|today|this |years?\b|soon|later))",
+    re.IGNORECASE,
+)
+_WILL_BE = {False: "will be", True: "Will be"}
+
+
 # what "¿Qué tal ...?" asks about that is over when asked, in lower case without accents
 EVENTS = set(
     "viaje fin finde examen fiesta cena comida almuerzo desayuno vacaciones concierto dia "
