@@ -576,6 +576,50 @@ def test_a_day_of_the_month_alone_is_a_date_given_as_a_weekday():
     assert dated.restore("I'll be back on Sunday.") == "I'll be back on the 15th."
 
 
+def test_a_day_of_the_month_after_its_weekday_is_one_date():
+    from heedful.dates import Date, find_dates, write_date
+
+    def days(text, lang):
+        return [(text[a:b], d.day, d.month, d.weekday) for (a, b), d in find_dates(text, lang)]
+
+    assert days("Moved to Monday the 12th, or Friday 3rd.", "en") == [
+        ("Monday the 12th", 12, None, 0), ("Friday 3rd", 3, None, 4)
+    ]  # fmt: skip
+    assert days("Monday 12 people came.", "en") == []  # no ordinal: no date
+    assert days("Al lunes 12 a las 10. El viernes, 3.", "es") == [
+        ("lunes 12", 12, None, 0), ("viernes, 3", 3, None, 4)
+    ]  # fmt: skip
+    assert days("Trabajo el lunes 12 horas.", "es") == []  # hours, not a day
+    assert days("Lundi 1er et mardi 2.", "fr") == [
+        ("Lundi 1er", 1, None, 0),
+        ("mardi 2", 2, None, 1),
+    ]
+    written = [write_date(Date(12, None, None, 0), lang) for lang in WEEKDAYS]
+    assert written == ["Monday the 12th", "lunes 12", "lundi 12"]
+    dated = protect("See you on Friday the 3rd!", "en", "fr")
+    assert dated.text == "See you on Monday!"
+    assert dated.restore("À lundi !") == "À vendredi 3 !"  # not "Au vendredi 3 !"
+    assert dated.restore("Il vient lundi.") == "Il vient le vendredi 3."
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [  # before: "The meeting has changed in Monday at 12 to 10:30.", "La réunion a été émue au
+        # lundi le 12 au 10:30 du matin.", "See you 3 on Friday.", "À vendredi le 3 !"
+        ("es-en", "La reunión se ha cambiado al lunes 12 a las 10:30.", "on Monday the 12th"),
+        ("en-fr", "The meeting has been moved to Monday the 12th at 10:30.", "au lundi 12 à 10:30"),
+        ("es-en", "Nos vemos el viernes 3.", "See you on Friday the 3rd."),
+        ("en-fr", "See you on Friday the 3rd!", "À vendredi 3 !"),
+    ],
+)
+def test_a_weekday_and_its_day_translate_on_the_bundled_models(bundled, name, text, expected):
+    found = bundled[name].translate([text], alignments=True)[0]
+    assert expected in found.text
+    for link in found.alignment:
+        assert text[slice(*link.source)] == link.source_word
+        assert found.text[slice(*link.target)] == link.target_word
+
+
 def test_a_range_of_weekdays_is_given_and_written_as_a_range_of_days():
     from heedful.dates import Weekdays, find_weekday_ranges, write_date
 

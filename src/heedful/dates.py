@@ -26,7 +26,8 @@ range written the target way: "from June 3 to 7", "del 3 al 7 de junio", "du 3 a
 
 A day of the month alone ("on the 15th", "el 15", "le 15", the month left to the context) is a
 date too, written "the 15th", "15" after "el", "15" after "le": the models wrote "sur les 15"
-for "on the 15th" and "See you 21." for "Nos vemos el 21.".
+for "on the 15th" and "See you 21." for "Nos vemos el 21.". So is one after its weekday
+("Monday the 12th", "el lunes 12", "lundi 12"), written "Monday the 12th", "lunes 12", "lundi 12".
 
 A range of weekdays ("de lunes a viernes", "Monday through Friday", "du lundi au vendredi")
 is one too, given and put back as a range of days is, written "from Monday to Friday", "de
@@ -183,6 +184,22 @@ _DAY_ALONE = {
 }
 
 
+# a weekday and a day of the month, the month left to the context: "Monday the 12th", "el lunes
+# 12 a las 10:30", "lundi 12": the models wrote "moved to Monday Tuesday" (the day given alone)
+# and "al lunes 12" as "in Monday at 12"
+_WEEKDAY_AND_DAY = {
+    lang: re.compile(pattern.format(weekday="|".join(WEEKDAYS[lang])), re.IGNORECASE)
+    for lang, pattern in {
+        "en": r"(?<![\w-])(?P<weekday>{weekday}),? (?:the )?(?P<day>\d{{1,2}})(?:st|nd|rd|th)"
+        r"(?![\w-])",
+        "es": r"(?<![\w-])(?P<weekday>{weekday}),? (?:día )?(?P<day>\d{{1,2}})"
+        rf"(?={_CLAUSE_END}| y | a las? )",
+        "fr": r"(?<![\w-])(?P<weekday>{weekday}) (?P<day>\d{{1,2}}|1er)"
+        rf"(?={_CLAUSE_END}| et | à )",
+    }.items()
+}
+
+
 def _taken(span: Span, found: list[tuple[Span, object]]) -> bool:
     """Whether ``span`` overlaps a span already ``found``."""
     return any(a < span[1] and span[0] < b for (a, b), _ in found)
@@ -215,6 +232,11 @@ def find_dates(text: str, lang: str | None) -> list[tuple[Span, Date]]:
                 m["weekday"].lower()
             )
             found.append((m.span(), Date(day, month_number(m["month"], lang), m["year"], weekday)))
+    for m in _WEEKDAY_AND_DAY[lang].finditer(text) if lang in _WEEKDAY_AND_DAY else ():
+        day = 1 if m["day"] == "1er" else int(m["day"])
+        if 1 <= day <= 31 and not _taken(m.span(), found):
+            weekday = [d.lower() for d in WEEKDAYS[lang]].index(m["weekday"].lower())
+            found.append((m.span(), Date(day, None, None, weekday)))
     for m in _DAY_ALONE[lang].finditer(text) if lang in _DAY_ALONE else ():
         day = 1 if m["day"] == "1er" else int(m["day"])
         taken = _taken(m.span(), found)
@@ -285,9 +307,10 @@ def write_date(date: Date | Weekdays, lang: str) -> str:
     if date.until is not None:
         return _write_range(date, lang)
     if date.month is None:  # "the 15th"; "15", "1er" after the article the weekday gets
-        if lang == "en":
-            return f"the {date.day}{english_suffix(date.day)}"
-        return "1er" if lang == "fr" and date.day == 1 else str(date.day)
+        weekday = "" if date.weekday is None else WEEKDAYS[lang][date.weekday] + " "
+        if lang == "en":  # "Monday the 12th", "lunes 12", "lundi 12"
+            return f"{weekday}the {date.day}{english_suffix(date.day)}"
+        return weekday + ("1er" if lang == "fr" and date.day == 1 else str(date.day))
     month = MONTHS[lang][date.month - 1]
     weekday = "" if date.weekday is None else WEEKDAYS[lang][date.weekday]
     if lang == "en":
@@ -332,6 +355,9 @@ _RANGE_WORDS = {
 }  # fmt: skip
 
 
+_LOWER_WEEKDAYS = {lang: {day.lower() for day in days} for lang, days in WEEKDAYS.items()}
+
+
 def weekday_pattern(weekday: str, lang: str, *, range_of_days: bool = False) -> re.Pattern[str]:
     """A weekday in a translation, with the word before it that a date keeps, if any (a
     range of days: the word before it that the range takes the place of)."""
@@ -362,6 +388,8 @@ def put_date(
         return [(match.span(), date)]
     out = []
     contracted = CONTRACTED.get(lang, {}).get((before or "").lower())
+    if written.split()[0].lower() in _LOWER_WEEKDAYS.get(lang, ()):
+        contracted = None  # a date opening with its weekday: "À lundi !" -> "À lundi 12 !"
     if contracted:
         word = contracted.capitalize() if before[0].isupper() else contracted
         out.append((match.span("before"), word.upper() if capitals else word))
