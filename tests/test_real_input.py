@@ -1713,6 +1713,8 @@ def test_an_amount_takes_in_the_hours_the_model_wrote_after_it():
     (number,) = protected.placeholders
     assert protected.restore(f"Ça coûte {number} heures au marché.") == "Ça coûte 5 $ au marché."
     assert protected.restore(f"Ça coûte {number} dollars.") == "Ça coûte 5 $."
+    # and "for orders over 100" as an age: "pour les ordres plus de 100 ans"
+    assert protected.restore(f"Plus de {number} ans.") == "Plus de 5 $."
 
 
 @pytest.mark.parametrize(
@@ -1723,6 +1725,7 @@ def test_an_amount_takes_in_the_hours_the_model_wrote_after_it():
         ("We need eggs, milk, etc.", "etc.", "bien sûr"),  # "du lait, bien sûr"
         ("It is 25°C outside.", "25°C dehors", "heures"),  # "Il est 25°C heures dehors"
         ("It costs $5 at the market.", "5 $ au marché", "heures"),  # "5 $ heures au marché"
+        ("Shipping is free for orders over $50.", "50 $", "ans"),  # "plus de 50 $ ans"
         ("Dimensions: 120 x 60 x 75 cm.", "120 x 60 x 75 cm", "60 120"),  # "120 60 120 75 cm"
     ],
 )

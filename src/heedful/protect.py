@@ -846,8 +846,9 @@ def _extent(match: re.Match, span: str, translation: str, *, phone: bool = False
     """Where a placeholder's ``match`` stands, with what the model wrote next to it that
     ``span`` already says:
 
-    * an amount's currency, or a word for hours after it (the model read "It costs 100 at the
-      market" as a time: "Ça coûte 100 heures au marché");
+    * an amount's currency, or a word for hours or years after it (the model read "It costs 100
+      at the market" as a time: "Ça coûte 100 heures au marché", and "for orders over 100" as an
+      age: "pour les ordres plus de 100 ans");
     * its unit, if the span is a number with that unit ("100km" for "5 km": "5 km", not "5 kmkm");
     * a word for years after a decade ("années 80 ans": "années 80"), or its own word before
       it ("années 100" for "the 1990s": "années 1990", not "années années 1990");
@@ -861,7 +862,8 @@ def _extent(match: re.Match, span: str, translation: str, *, phone: bool = False
         start, end = match.span()  # "$100 dollars" for "$5": "$5"
         if before := _CURRENCY_BEFORE.search(translation, 0, start):
             start = before.start()
-        if after := _CURRENCY_AFTER.match(translation, end) or _HOURS.match(translation, end):
+        after = _CURRENCY_AFTER.match(translation, end) or _HOURS.match(translation, end)
+        if after := after or _YEARS_WORD.match(translation, end):  # "over 100" read as an age
             end = after.end()  # "5 $ heures" for "It costs $5 at the market.": read as a time
         return start, end
     if span.endswith(".") and translation.startswith(".", match.end()):
