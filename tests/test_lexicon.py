@@ -407,6 +407,19 @@ def test_a_spanish_chat_abbreviation_the_model_never_read_is_spelt_out():
     )  # a unit, a capital, a letter named
     assert spanish.usual_words("q tb", "en") == "q tb"  # Spanish's list for Spanish only
     assert spanish.unseen_names("Porfa, ven.") == []  # a word, not a name
+    # Spain's "curro" (work) is also a man's name: spelt out in lower case only
+    assert spelt("liado con el curro, Curro") == "liado con el trabajo, Curro"
+    assert spanish.unseen_names("liado con el curro") == []  # before: a name typed in lower case
+    assert spanish.unseen_names("Vi a Curro.") == [(5, 10)]
+
+
+def test_spain_s_work_is_read_on_the_bundled_model():
+    es_en = Translator.load(model_dir("es-en"))
+    # before: "I'm OK here with curro.", "I have to run away tomorrow.", "I saw Curro in curro"
+    assert es_en.translate(["yo bien, aqui liado con el curro", "mañana tengo que currar"]) == [
+        "I'm good here busy with the work.", "I have to work tomorrow."
+    ]  # fmt: skip
+    assert es_en.translate(["Ayer vi a Curro en el curro."]) == ["I saw Curro at work yesterday."]
 
 
 def test_a_letter_held_is_let_go_as_the_model_read_the_word():

@@ -52,6 +52,7 @@ from functools import cache, cached_property
 from pathlib import Path
 
 from heedful.names import People, first_letter, name_runs, next_to, roman_numeral
+from heedful.names import people as people_of
 from heedful.textmap import Span
 
 FILE = "source-words.txt"
@@ -258,8 +259,9 @@ class Lexicon:
         """Names of ``people`` typed in lower case ("mi hermano se llama pedro") that the model
         cannot read as names: a first name never read ("kwame"; not a word that is only a last
         name: "stock", "guay"), or a name read capitalised at most ``RARE`` times ("pedro");
-        not a name the training text writes in lower case ("rosa"), nor a word it has with
-        accents ("frances", read once as "Frances", is "francés": "I want to study Tom.")."""
+        not a name the training text writes in lower case ("rosa"), a word it has with accents
+        ("frances", read once as "Frances", is "francés": "I want to study Tom."), nor chat's
+        word that ``usual_words`` spells out ("curro", Francisco's, is Spain's "trabajo")."""
         out, first = [], _unaccented(people.first)
         for m in _WORD.finditer(text):
             word = m.group()
@@ -271,6 +273,8 @@ class Lexicon:
             if word in self._accented:
                 continue  # a word typed without its accents: "frances" is "francés"
             never = not self.knows(word) and name in first  # "jurgen"
+            if word in self._spanish or word in self._english:
+                continue  # chat's, spelt out by usual_words: "curro" is "trabajo", "ty" "thank you"
             if (never or self._person(name, people)) and not self._contracted(word):
                 out.append(m.span())  # not "cant": "can't"
         return out
@@ -350,6 +354,8 @@ class Lexicon:
             form = forms.get(word.lower())
             if form is None or len(word) == 1 and not _chat_letter(text, match):
                 return word
+            if word.istitle() and word in people_of(language).first:
+                return word  # "Curro" is a name, "curro" Spain's "trabajo"
             if form == "porque" and text.rstrip().endswith("?"):  # "xq no viniste?"
                 form = "por qué"
             if word.isupper() and len(word) > 1:  # "CENTRE" -> "CENTER", "ASAP" -> "as soon ..."
@@ -483,6 +489,10 @@ SPANISH_CHAT = {
     "porfa": "por favor", "xfa": "por favor", "finde": "fin de semana", "peli": "película",
     "pelis": "películas", "tqm": "te quiero mucho", "bn": "bien", "msj": "mensaje",
     "dnd": "donde", "ntp": "no te preocupes", "tq": "te quiero", "tkm": "te quiero mucho",
+    # Spain's word for work, which Tatoeba never writes: "liado con el curro" gave "with curro",
+    # "tengo que currar" "I have to run away"
+    "curro": "trabajo", "currar": "trabajar", "currando": "trabajando", "curras": "trabajas",
+    "curra": "trabaja",
 }  # fmt: skip
 
 
