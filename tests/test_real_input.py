@@ -410,6 +410,31 @@ def test_an_exclamation_the_model_ended_with_a_full_stop_ends_with_its_mark(bund
         "Thank you for your help!", "Thank you!"]  # fmt: skip
 
 
+def test_french_elides_before_a_vowel(bundled):
+    from heedful.typography import elided
+
+    assert elided("Combien y a-t-il de enfants ?", "fr") == "Combien y a-t-il d'enfants ?"
+    assert elided("Il est meilleur que aucun lit, si il vient.", "fr") == (
+        "Il est meilleur qu'aucun lit, s'il vient."
+    )
+    assert elided("JE AIME LA ARIZONA", "fr") == "J'AIME L'ARIZONA"
+    for left in ("le héros", "le onze mai", "le yaourt", "Fais-le avant.", "si elle vient",
+                 "de 8 ans", "une île"):  # fmt: skip
+        assert elided(left, "fr") == left
+    assert elided("de enfants", "en") == "de enfants"  # French only
+    found = bundled["en-fr"].translate(["How many children are there?"], alignments=True)[0]
+    assert found.text == "Combien y a-t-il d'enfants ?"  # before: "de enfants"
+    assert ("children", "enfants") in [(k.source_word, k.target_word) for k in found.alignment]
+    assert all(found.text[slice(*k.target)] == k.target_word for k in found.alignment)
+    # before: "suivre le exemple de Tom", "Personne ne utilise plus ce mot."
+    assert bundled["en-fr"].translate(["You should follow Tom's example."]) == [
+        "Tu devrais suivre l'exemple de Tom."
+    ]
+    assert bundled["en-fr"].translate(["No one uses that word anymore."]) == [
+        "Personne n'utilise plus ce mot."
+    ]
+
+
 def test_a_placeholder_the_translation_lacks_is_carried_after_the_word_before_it():
     protected = protect(f"Escribe a {EMAIL} mañana.")
     source = Unreadable(protected.text.split(), [], [])

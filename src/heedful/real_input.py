@@ -70,6 +70,7 @@ from heedful.typography import (
     after_quoted_speech,
     closed_quote,
     curl,
+    elided,
     exclaimed,
     plain,
     replaced_quotes,
@@ -606,6 +607,8 @@ def finish(
     elif translator.uncapitalise and opens_capitalised(prepared.sentence):
         cased = capitalise_first(said)  # as its source begins ("Visita Madrid.": "visit Madrid.")
     text = cased if protected is None else protected.restore(cased)
+    if translator.protect_spans:
+        text = elided(text, translator.target_language)  # "de enfants" -> "d'enfants"
     text = closed_quote(text, prepared.text)
     text = exclaimed(text, prepared.sentence, translator.target_language)  # "Thanks!", not "."
     text = after_quoted_speech(text, prepared.sentence)  # '"Help!" she shouted.'
