@@ -1731,6 +1731,26 @@ def test_an_ordinal_written_with_its_english_suffix_takes_none_from_the_model():
     assert protected.restore(f"He lives on the {number}th floor.") == "He lives on the 1st floor."
 
 
+def test_an_amount_in_millions_is_written_with_its_currency_after_the_millions(bundled):
+    protected = protect("It cost $20 million.", "en", "fr")
+    (number,) = protected.placeholders
+    assert (
+        protected.restore(f"Ça a coûté {number} millions.") == "Ça a coûté 20 millions de dollars."
+    )
+    assert protected.restore(f"Ça a coûté {number} millions de dollars.") == (
+        "Ça a coûté 20 millions de dollars."
+    )  # the currency the model wrote is the span's
+    euros = protect("Costó 5 € y 3 millones.", "es", "en")  # a million with no amount: as it was
+    assert euros.restore(f"It cost {euros.placeholders[0]} million.") == "It cost €5 million."
+    english = protect("Cuesta 20 $.", "es", "en")
+    assert (
+        english.restore(f"It costs {english.placeholders[0]} million.") == "It costs $20 million."
+    )
+    # before: "environ 20 $ millions d'un an", "3 $ milliards"
+    found = bundled["en-fr"].translate(["The city spent $3 billion on the project."])[0]
+    assert "3 milliards de dollars" in found, found
+
+
 def test_an_amount_takes_in_the_hours_the_model_wrote_after_it():
     """The model read "It costs 100 at the market." as a time: "Ça coûte 100 heures au
     marché." ("5 $ heures" for "$5")."""

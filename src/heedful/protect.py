@@ -407,6 +407,9 @@ class Protected:
                     if self.target == "fr" and _FRENCH_TITLE.match(span) and not woman:
                         put, article = _french_title(match, put, translation)
                     phone = k in self.phones
+                    if scaled := _scaled_money(match, span, translation, self.target):
+                        found.append(scaled)  # "100 millions" for "$20 million"
+                        continue
                     found.append((_extent(match, span, translation, phone=phone), put))
                     found += _plural_before(match, span, translation) + article
                     if self.target == "fr" and not span[:1].isdigit() and not article:
@@ -939,6 +942,41 @@ def _is_money(span: str) -> bool:
     """Whether ``span`` is an amount with its currency's symbol."""
     money = _MONEY_PARTS.fullmatch(span)
     return money is not None and bool(money[1] or money[3])
+
+
+def _scaled_money(
+    match: re.Match, span: str, translation: str, target: str | None
+) -> tuple[Span, str] | None:
+    """An amount's placeholder with a word for millions or billions after it in the translation
+    ("100 millions" for "$20 million"), and its currency written after that word as the target
+    language writes it: "20 millions de dollars", "20 millones de euros", "$20 million" (the
+    bundled en -> fr model's "20 $ millions d'un an" before); None for any other."""
+    scale = _SCALE.match(translation, match.end())
+    parts = _MONEY_PARTS.fullmatch(span) if scale and _is_money(span) else None
+    if parts is None or target not in _CURRENCY_NAMES:
+        return None
+    before, amount, after = parts.groups()
+    start, end = match.start(), scale.end()
+    if currency := _CURRENCY_BEFORE.search(translation, 0, start):
+        start = currency.start()  # "$100 million"
+    if target == "en":
+        return (start, end), f"{before or after}{amount}{scale.group()}"
+    if named := _CURRENCY_AFTER_SCALE.match(translation, end):
+        end = named.end()  # "100 millions de dollars": its currency is the span's
+    return (start, end), f"{amount}{scale.group()} {_CURRENCY_NAMES[target][before or after]}"
+
+
+_SCALE = re.compile(r" (?:millions?|milliards?|billions?|mill[oó]n|millones)(?!\w)", re.I)
+_CURRENCY_NAMES = {
+    "en": {},
+    "fr": {"$": "de dollars", "€": "d'euros", "£": "de livres", "¥": "de yens"},
+    "es": {"$": "de dólares", "€": "de euros", "£": "de libras", "¥": "de yenes"},
+}
+_CURRENCY_AFTER_SCALE = re.compile(
+    r"(?: (?:de |d'|of )?(?:dollars?|d[oó]lares|euros?|livres?|libras?|pounds?|yens?|yenes)"
+    r"|[ \u00a0]?[$€£¥])(?!\w)",
+    re.I,
+)
 
 
 def write_money(span: str, symbol: str, amount: str, target: str | None) -> str:
