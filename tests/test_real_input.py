@@ -410,6 +410,25 @@ def test_an_exclamation_the_model_ended_with_a_full_stop_ends_with_its_mark(bund
         "Thank you for your help!", "Thank you!"]  # fmt: skip
 
 
+def test_a_statement_the_model_ended_with_an_exclamation_ends_with_its_stop(bundled):
+    from heedful.typography import stated
+
+    assert stated("Tourne à gauche !", "Turn left.") == "Tourne à gauche."
+    assert stated("« Arrête ! »", '"Stop."') == "« Arrête. »"
+    for translation, source in [
+        ("Attends !", "Wait..."),  # an ellipsis
+        ("Attends !", "Wait!"),
+        ("Non !!", "No."),
+        ("Quoi ?!", "What."),
+        ("Il a dit « Arrête ! »", 'He said "Stop!".'),  # the stop is after the quote
+    ]:
+        assert stated(translation, source) == translation
+    # before: "Tourne au second feu à gauche !"
+    assert bundled["en-fr"].translate(["Turn left at the second traffic light."]) == [
+        "Tourne au second feu à gauche."
+    ]
+
+
 def test_french_elides_before_a_vowel(bundled):
     from heedful.typography import elided
 

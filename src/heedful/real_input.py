@@ -74,6 +74,7 @@ from heedful.typography import (
     exclaimed,
     plain,
     replaced_quotes,
+    stated,
     unended,
     unreadable_symbols,
 )
@@ -611,6 +612,7 @@ def finish(
         text = elided(text, translator.target_language)  # "de enfants" -> "d'enfants"
     text = closed_quote(text, prepared.text)
     text = exclaimed(text, prepared.sentence, translator.target_language)  # "Thanks!", not "."
+    text = stated(text, prepared.sentence)  # "Tourne à gauche.", not "!", for "Turn left."
     text = after_quoted_speech(text, prepared.sentence)  # '"Help!" she shouted.'
     if prepared.quotes is not None:
         text = curl(text, prepared.quotes)

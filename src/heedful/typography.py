@@ -147,6 +147,24 @@ _STOP_END = re.compile(r"(?P<word>[^\W\d_]{2,}|\d)\.\s*$")  # "help.", "at 9."; 
 _ABBREVIATED_ENDS = {"etc", "approx", "min", "max", "no", "vs"}
 
 
+def stated(translation: str, source: str) -> str:
+    """``translation`` ended with a full stop where its ``source`` ends with one and the model
+    ended it with an exclamation mark, as Tatoeba's French often ends a command ("Turn left at
+    the second traffic light." gave "Tourne au second feu à gauche !"; 40 of the bundled en ->
+    fr model's 3,385 dev translations, of which 32 have a reference ending with a stop). An
+    ellipsis and "!!" or "?!" stay."""
+    if not _WORD_STOP_END.search(source):
+        return translation
+    found = _EXCLAMATION_END.search(translation)
+    if found is None:
+        return translation
+    return translation[: found.start()] + "." + translation[found.end() :]
+
+
+_WORD_STOP_END = re.compile(r"[^\W\d_]\.[\s\"'”’»)]*$")  # "light.", 'he said."'; not "..."
+_EXCLAMATION_END = re.compile(r"(?<=[^\W_])[ \u00a0\u202f]?!(?=[\s\"'”’»)]*$)")
+
+
 def closed_quote(translation: str, source: str) -> str:
     """``translation`` with the closing double quote put back at its end where the model dropped
     it: ``source`` ends with a quotation it closes, and the translation's last quote opens one
