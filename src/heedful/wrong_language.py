@@ -24,6 +24,7 @@ first sentence it looks at (under a second).
 
 from __future__ import annotations
 
+import re
 import warnings
 from functools import cache
 
@@ -52,8 +53,9 @@ def as_written(translator, sentences: list[str], prepared: list, todo: list[int]
     """Of the sentences ``todo`` (heedful.real_input's, ``prepared`` for the model and
     translated as ``hypotheses``), those already in the target language, to keep as written; a
     warning for them, and one for those in a third language; and a note on each of either, by
-    sentence. What is identified is the model's text, names as placeholders ("Tom
-    responsabilizó a Duyên." was Portuguese)."""
+    sentence. What is identified is the model's text without its placeholders ("Tom
+    responsabilizó a Duyên." was Portuguese; "Bonjour, je m'appelle Mary et j'habite à Boston."
+    French at 0.77, without "Mary" and "Boston" at 0.86)."""
     source, target = translator.source_language, translator.target_language
     if not translator.protect_spans or not source or not target:
         return set(), {}
@@ -63,7 +65,7 @@ def as_written(translator, sentences: list[str], prepared: list, todo: list[int]
     ]  # fmt: skip
     if not suspects:
         return set(), {}
-    found = identify([prepared[i].text for i in suspects], source, target)
+    found = identify([_unnamed(prepared[i]) for i in suspects], source, target)
     written = {i for i, code in zip(suspects, found, strict=True) if code == target}
     others = [
         (i, code) for i, code in zip(suspects, found, strict=True) if code not in (None, target)
@@ -89,6 +91,14 @@ def as_written(translator, sentences: list[str], prepared: list, todo: list[int]
     for i, code in others:
         notes[i] = f"{sentences[i][:60]!r}: in {language_name(code)}, likely translated wrong"
     return written, notes
+
+
+def _unnamed(prepared) -> str:
+    """The text given to the model without its placeholders (heedful.real_input.Prepared)."""
+    if prepared.protected is None:
+        return prepared.text
+    words = "|".join(re.escape(p) for p in prepared.protected.placeholders)
+    return re.sub(rf"(?<!\w)(?:{words})(?!\w)", "", prepared.text)
 
 
 def suspect(text: str, log_prob: float, tokens: int) -> bool:
