@@ -1901,6 +1901,29 @@ def test_the_part_after_a_pause_translates_as_a_sentence_does(bundled):
     assert all(source[slice(*k.source)] == k.source_word for k in found.alignment)
 
 
+def test_a_spanish_exclamation_after_a_comma_is_a_pause(bundled):
+    from heedful.pauses import pauses
+
+    def parts(text, language="es"):
+        return [text[a:b] for a, b in pauses(text, 0, len(text), language)]
+
+    assert parts("Llego tarde, ¡lo siento!") == ["Llego tarde,", "¡lo siento!"]
+    assert parts("Oye, ¡ven aquí!") == ["Oye,", "¡ven aquí!"]  # a greeting's comma: one cut
+    assert parts("Si llueve, ¿qué hacemos?") == ["Si llueve, ¿qué hacemos?"]  # not a question
+    assert parts("Late, ¡hola!", "en") == ["Late, ¡hola!"]  # Spanish's mark
+    # before: "I'm 10 minutes late, aren't I feel!", "We won the game. How well!"
+    found = bundled["es-en"].translate(
+        ["Llego 10 minutos tarde, ¡lo siento!", "Ganamos el partido, ¡qué bien!"], alignments=True
+    )
+    assert [f.text for f in found] == [
+        "I'm 10 minutes late, I'm sorry!",
+        "We won the game, how good!",
+    ]
+    source = "Llego 10 minutos tarde, ¡lo siento!"
+    assert all(source[slice(*k.source)] == k.source_word for k in found[0].alignment)
+    assert all(found[0].text[slice(*k.target)] == k.target_word for k in found[0].alignment)
+
+
 def test_a_sentence_goes_on_after_a_quoted_question_on_the_bundled_model(bundled):
     found = bundled["en-fr"].translate(['"Where are you going?" she asked.'])[0]
     assert found.startswith("« Où allez-vous ? » elle "), found  # before: "» Elle a demandé."

@@ -78,6 +78,23 @@ def test_wishes_translate_on_the_bundled_models(bundled, name, text, expected):
     assert bundled[name].translate([text]) == [expected]
 
 
+@pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [  # before: "It happened!", "Go on.", "I feel it!", "I feel much!", "Speak more slowly,
+        # please be!" (once cut before "¡"), "See you soon!"; "Sorry!" was "Désolé !" already
+        ("es-en", "¡Adiós!", "Goodbye!"),
+        ("es-en", "Adiós.", "Goodbye."),
+        ("es-en", "¡Lo siento!", "I'm sorry!"),
+        ("es-en", "¡Lo siento mucho!", "I'm so sorry!"),
+        ("es-en", "Hable más despacio, ¡por favor!", "Speak more slowly, please!"),
+        ("es-en", "¡Hasta luego!", "See you later!"),
+        ("en-fr", "Sorry!", "Désolé !"),
+    ],
+)
+def test_goodbyes_and_apologies_translate_on_the_bundled_models(bundled, name, text, expected):
+    assert bundled[name].translate([text]) == [expected]
+
+
 def test_what_about_something_is_given_as_how_it_was_or_is():
     from heedful.sayings import how_was
 

@@ -1,7 +1,8 @@
 """Pauses within a sentence that the bundled models read as its end, and the sentence going on
 after one.
 
-After an opening greeting and its comma ("Hola, me llamo Ana.", heedful.formulas.greeting_end)
+After an opening greeting and its comma ("Hola, me llamo Ana.", heedful.formulas.greeting_end),
+before a Spanish "¡" after a comma ("Llego tarde, ¡lo siento!": "I'm late. I feel it!")
 and after "..." before a small letter ("Wait... what did you say?") the models ended the
 sentence and garbled the rest: "Hi, call me Ana.", "Hi, guys what are you?" for "Hola, ¿cómo
 estás?", "Attends ! Qu'avez-vous dit ?". Each part alone they translate well. So a sentence is
@@ -32,6 +33,10 @@ from heedful.textmap import Span
 
 # "..." or "…" inside a sentence, before a word in lower case ("Wait... what?", "Bueno… ¿qué?")
 _ELLIPSIS_WITHIN = re.compile(r"(?<=[^\W_])(\.\.\.|…)\s+(?=[¿¡]?[^\W\d_A-Z])")
+# a comma before a Spanish exclamation opening inside a sentence ("Llego tarde, ¡lo siento!"):
+# the model read "I'm late. I feel it!". Not a question: "Si llueve," alone gave "It's raining if
+# it rains"
+_OPENED_WITHIN = re.compile(r"(?<=[^\W_])(,)\s+(?=¡+[^\W\d_])")
 # the marks a part before a pause ends with: a greeting's comma, an ellipsis
 MARKS = (",", "...", "…")
 
@@ -44,9 +49,11 @@ def pauses(text: str, start: int, end: int, language: str | None) -> list[Span]:
     if greeting is not None:
         cuts.append(start + greeting)
     cuts += [m.end(1) for m in _ELLIPSIS_WITHIN.finditer(text, start, end)]
+    if language == "es":
+        cuts += [m.end(1) for m in _OPENED_WITHIN.finditer(text, start, end)]
     cuts += _clause_cuts(text, start, end, language)
     spans, at = [], start
-    for cut in sorted(cuts):
+    for cut in sorted(set(cuts)):  # a greeting's comma may open an exclamation too
         spans.append((at, cut))
         at = cut + len(text[cut:end]) - len(text[cut:end].lstrip())
     return spans + [(at, end)]

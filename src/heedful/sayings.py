@@ -85,6 +85,16 @@ SAYINGS = [
      "fr": ("Merci de votre compréhension", "Merci pour votre compréhension")},
     {"en": ("See you tomorrow",), "es": ("Hasta mañana",), "fr": ("À demain",)},
     {"en": ("OK", "Okay"), "es": ("Vale", "Vale vale"), "fr": ("D'accord",)},  # "Watch, guys."
+    # "¡Adiós!" -> "It happened!", "Adiós." -> "Go on.", "¡Lo siento!" -> "I feel it!"
+    {"en": ("Goodbye", "Bye", "Bye-bye", "Bye bye"), "es": ("Adiós", "Chao", "Chau"),
+     "fr": ("Au revoir",)},
+    {"en": ("See you later",), "es": ("Hasta luego",), "fr": ("À plus tard",)},
+    {"en": ("See you",), "es": ("Nos vemos",), "fr": ("À bientôt",)},
+    {"en": ("See you soon",), "es": ("Hasta pronto",), "fr": ("À bientôt",)},
+    {"en": ("I'm sorry", "Sorry"), "es": ("Lo siento", "Perdón"), "fr": ("Désolé",)},
+    {"en": ("Please",), "es": ("Por favor",), "fr": ("S'il vous plaît", "S'il te plaît")},
+    {"en": ("I'm so sorry", "I'm very sorry"), "es": ("Lo siento mucho", "Lo siento muchísimo"),
+     "fr": ("Je suis vraiment désolé",)},
 ]  # fmt: skip
 # signs and notices, whole lines too: the bundled models wrote "Out of order." -> "Surtout.",
 # "Wet floor." -> "Libère-toi.", "Sold out." -> "Éloignez-vous.", "Prohibido fumar." -> "Keep up
