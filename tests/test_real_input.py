@@ -1750,6 +1750,20 @@ def test_an_ordinal_written_with_its_english_suffix_takes_none_from_the_model():
     assert protected.restore(f"He lives on the {number}th floor.") == "He lives on the 1st floor."
 
 
+def test_hours_from_one_time_to_another_with_a_dash_are_one_span(bundled):
+    protected = protect("Monday–Friday, 9:00–17:00", "en", "fr")
+    assert protected.spans[-1] == "9:00–17:00"
+    (number,) = [p for p in protected.placeholders if p.isdigit()]
+    # the model read its placeholder as days or degrees: "Du lundi au vendredi, 100 jours"
+    for word in ("jours", "degrés"):
+        translated = protected.restore(f"Du lundi au vendredi, {number} {word}")
+        assert translated.endswith(", 9:00–17:00"), translated
+    # before: "Du lundi au vendredi, 17:00 9:00 degrés"
+    assert bundled["en-fr"].translate(["Monday–Friday, 9:00–17:00"]) == [
+        "Du lundi au vendredi, 9:00–17:00"
+    ]
+
+
 def test_an_amount_in_millions_is_written_with_its_currency_after_the_millions(bundled):
     protected = protect("It cost $20 million.", "en", "fr")
     (number,) = protected.placeholders

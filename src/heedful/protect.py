@@ -131,7 +131,7 @@ def written_forms(placeholder: str) -> tuple[str, ...]:
 
 _URL = r"(?:https?://|www\.)[^\s<>\"']+[^\s<>\"'.,;:!?)\]}]"
 _EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
-_NUMBER = r"[-\u2212+]?\d+(?:[ \u00a0\u202f.,:/-]\d+)*"  # with its sign: "-5", "+34 612"
+_NUMBER = r"[-\u2212+]?\d+(?:[ \u00a0\u202f.,:/\u2013-]\d+)*"  # with its sign: "-5", "+34 612"
 # a unit's symbol after a number ("5 kg", "120 cm", "30 °C", "90 km/h"), kept with it: the
 # bundled models wrote "5 kicked", "120 cym", "30 Ó", "200 gourts" for them
 # (a space before letters: "5km" is a code, "1990s" a decade)
@@ -891,14 +891,19 @@ def _extent(match: re.Match, span: str, translation: str, *, phone: bool = False
         return match.start(), tail.end()  # "à +33 6 12 34 56 78 heures": the model read a time
     if (_TIME.fullmatch(span) or unit) and (tail := _HOURS.match(translation, match.end())):
         return match.start(), tail.end()  # "25°C heures" for "It's 25°C outside": "25°C"
+    if _TIME.fullmatch(span) and (tail := _NOT_A_TIME.match(translation, match.end())):
+        return match.start(), tail.end()  # "9:00-17:00 jours" for "Monday-Friday, 9:00-17:00"
     if ":" in span and _TIME.fullmatch(span) and (tail := _MINUTES.match(translation, match.end())):
         return match.start(), tail.end()  # "1:50:00" for "a las 1:50": the time has its minutes
     return match.span()
 
 
 _TIME = re.compile(
-    rf"\d{{1,2}}:\d{{2}}(?:-\d{{1,2}}:\d{{2}})?|{_CLOCK}"
+    rf"\d{{1,2}}:\d{{2}}(?:[-–]\d{{1,2}}:\d{{2}})?|{_CLOCK}"
 )  # "15:30", "3pm", "9:30-17:30"
+# what the model wrote after a time's placeholder, read as another number: "100 jours", "100
+# degrés" (the bundled en -> fr model's "9:00-17:00 jours", "17:00 9:00 degrés")
+_NOT_A_TIME = re.compile(r" (?:jours?|days?|d[ií]as?|degr[ée]s|degrees?|grados?)(?!\w)")
 
 _MINUTES = re.compile(r":\d\d(?!\d)")
 _YEARS_WORD = re.compile(r" (?:ans|années|años)(?!\w)")
