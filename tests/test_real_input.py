@@ -1802,6 +1802,7 @@ def test_an_amount_takes_in_the_hours_the_model_wrote_after_it():
         ("It is 25°C outside.", "25°C dehors", "heures"),  # "Il est 25°C heures dehors"
         ("It costs $5 at the market.", "5 $ au marché", "heures"),  # "5 $ heures au marché"
         ("Shipping is free for orders over $50.", "50 $", "ans"),  # "plus de 50 $ ans"
+        ("Open 24/7", "24/7", "heures"),  # "Ouvrez 24/7 heures"
         ("Dimensions: 120 x 60 x 75 cm.", "120 x 60 x 75 cm", "60 120"),  # "120 60 120 75 cm"
     ],
 )

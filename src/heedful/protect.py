@@ -889,7 +889,8 @@ def _extent(match: re.Match, span: str, translation: str, *, phone: bool = False
         or _YEARS_WORD.match(translation, match.end())
     ):
         return match.start(), tail.end()  # "à +33 6 12 34 56 78 heures": the model read a time
-    if (_TIME.fullmatch(span) or unit) and (tail := _HOURS.match(translation, match.end())):
+    hours = _TIME.fullmatch(span) or unit or span == "24/7"  # "Open 24/7": "24/7 heures"
+    if hours and (tail := _HOURS.match(translation, match.end())):
         return match.start(), tail.end()  # "25°C heures" for "It's 25°C outside": "25°C"
     if _TIME.fullmatch(span) and (tail := _NOT_A_TIME.match(translation, match.end())):
         return match.start(), tail.end()  # "9:00-17:00 jours" for "Monday-Friday, 9:00-17:00"
