@@ -676,6 +676,12 @@ def test_a_range_of_weekdays_is_given_and_written_as_a_range_of_days():
     assert ranges("De lunes a viernes y desde el sábado hasta el domingo.", "es") == [
         ("De lunes a viernes", 0, 4), ("desde el sábado hasta el domingo", 5, 6)
     ]  # fmt: skip
+    assert ranges("Lunes a viernes; sábado–domingo. Voy el lunes a Madrid.", "es") == [
+        ("Lunes a viernes", 0, 4), ("sábado–domingo", 5, 6)
+    ]  # fmt: skip
+    assert ranges("lundi-vendredi, samedi au dimanche", "fr") == [
+        ("lundi-vendredi", 0, 4), ("samedi au dimanche", 5, 6)
+    ]  # fmt: skip
     assert ranges("du lundi au lundi, de mardi à jeudi", "fr") == [("de mardi à jeudi", 1, 3)]
     written = [write_date(Weekdays(0, 4), lang) for lang in WEEKDAYS]
     assert written == ["from Monday to Friday", "de lunes a viernes", "du lundi au vendredi"]
@@ -804,6 +810,10 @@ def test_a_month_survives_translation_on_the_bundled_models(bundled, name, text,
         ("es-en", "La tienda está cerrada del viernes al domingo.", "from Friday to Sunday"),
         ("en-fr", "The museum is open Monday through Wednesday.", "du lundi au mercredi"),
         ("en-fr", "We work Wednesday to Friday.", "du mercredi au vendredi"),
+        # a timetable's: "Monday, from 9:00 to 17:00"; with "De": "Last from Monday to Friday"
+        ("es-en", "Lunes a viernes, de 9:00 a 17:00", "From Monday to Friday, from 9:00"),
+        ("es-en", "De lunes a viernes, de 9:00 a 17:00", "From Monday to Friday, from 9:00"),
+        ("es-en", "Abierto lunes-viernes.", "Open from Monday to Friday."),
     ],
 )
 def test_a_date_survives_translation_on_the_bundled_models(bundled, name, text, date):

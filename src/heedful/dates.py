@@ -149,9 +149,10 @@ _RANGES = {  # a range of days with its preposition, its first day's month left 
     ],
 }
 # the word a range's weekday is given with ("el domingo"), and the words before a weekday in a
-# translation that its range takes the place of ("on Sunday" -> "from June 3 to 7")
+# translation that its range takes the place of ("on Sunday" -> "from June 3 to 7"; the model
+# wrote "El domingo, desde las 9" as "Last Sunday, from 9")
 RANGE_GIVEN = {"en": "on ", "es": "el ", "fr": "le "}
-RANGE_BEFORE = {"en": ("from", "on", "the", "by", "until", "since"),
+RANGE_BEFORE = {"en": ("from", "on", "the", "by", "until", "since", "last", "next", "this"),
                 "es": ("del", "desde el", "de", "desde", "el", "al", "hasta el"),
                 "fr": ("du", "le", "de", "dès", "depuis", "au", "ce")}  # fmt: skip
 # the date's weekday before it: "Tuesday, March 4th", "martes 4 de marzo", "mardi 4 mars"
@@ -266,11 +267,14 @@ _WEEKDAY_RANGES = {
     ],
     "es": [
         rf"(?:de|del|desde(?: el)?) (?P<first>{_weekday_names('es')}) (?:a|al|hasta(?: el)?) "
-        rf"(?P<last>{_weekday_names('es')})"
+        rf"(?P<last>{_weekday_names('es')})",
+        # a timetable's "Lunes a viernes", "lunes-viernes": the model read "Monday, from ..."
+        rf"(?P<first>{_weekday_names('es')})(?: a | ?[-–] ?)(?P<last>{_weekday_names('es')})",
     ],
     "fr": [
         rf"(?:du|de) (?P<first>{_weekday_names('fr')}) (?:au|à|jusqu'au) "
-        rf"(?P<last>{_weekday_names('fr')})"
+        rf"(?P<last>{_weekday_names('fr')})",
+        rf"(?P<first>{_weekday_names('fr')})(?: au | ?[-–] ?)(?P<last>{_weekday_names('fr')})",
     ],
 }
 _ANY_WEEKDAY = {lang: re.compile(_weekday_names(lang), re.IGNORECASE) for lang in WEEKDAYS}
