@@ -393,6 +393,17 @@ def test_a_chat_abbreviation_the_model_never_read_is_spelt_out():
         assert spelt(kept) == kept
 
 
+def test_chat_s_words_contractions_lacks_are_spelt_out_on_the_bundled_model():
+    en_fr = Translator.load(model_dir("en-fr"))
+    # before: "5 là-bas en 5.", "sèche que j'ai manqué l'appeler.", "Cya demain.", "Ttyl."
+    assert en_fr.translate(["omw, be there in 5", "sry i missed ur call", "cya tomorrow"]) == [
+        "En chemin, soyez-vous là dans 5.", "Désolé d'avoir manqué ur appel.", "À demain !"
+    ]  # fmt: skip
+    assert Lexicon.load(model_dir("en-fr")).usual_words("ttyl, cya", "en") == (
+        "talk to you later, see you"
+    )  # ours, not contractions' "see ya"
+
+
 def test_a_spanish_chat_abbreviation_the_model_never_read_is_spelt_out():
     spanish = Lexicon.load(model_dir("es-en"))
 

@@ -89,6 +89,9 @@ def test_wishes_translate_on_the_bundled_models(bundled, name, text, expected):
         ("es-en", "Hable más despacio, ¡por favor!", "Speak more slowly, please!"),
         ("es-en", "¡Hasta luego!", "See you later!"),
         ("en-fr", "Sorry!", "Désolé !"),
+        # typed without the apostrophe: "Hé ce qui est levé.", "Tu es bienvenue."
+        ("en-fr", "hey whats up", "Salut, quoi de neuf"),
+        ("en-fr", "youre welcome", "De rien"),
     ],
 )
 def test_goodbyes_and_apologies_translate_on_the_bundled_models(bundled, name, text, expected):

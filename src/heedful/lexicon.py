@@ -384,7 +384,7 @@ class Lexicon:
         if self.counts is None:
             return {}
         read = lambda word: self.counts.get(word.lower(), 0)  # noqa: E731
-        forms = self._spelt_out({**ENGLISH_CHAT, **_slang()})
+        forms = self._spelt_out({**_slang(), **ENGLISH_CHAT})  # ours where both have a word
         forms |= {
             word: other
             for word, other in _other_spellings().items()
@@ -503,6 +503,9 @@ ENGLISH_CHAT = {
     "hrs": "hours", "secs": "seconds", "imo": "in my opinion", "brb": "be right back",
     "cuz": "because", "jk": "just kidding", "idc": "I do not care", "pic": "picture",
     "pics": "pictures",
+    # "omw, be there in 5" gave "5 là-bas en 5.", "sry i missed ur call" "sèche que ...", "ok cool
+    # see ya" "L'huile s'est calmé dans le ya." (contractions' own "cya" is "see ya")
+    "omw": "on my way", "sry": "sorry", "ya": "you", "cya": "see you", "ttyl": "talk to you later",
 }  # fmt: skip
 
 

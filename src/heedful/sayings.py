@@ -58,11 +58,12 @@ WISHES = [
 # es-tu ?", "Disculpen las molestias." -> "Disculpen disturbs." (its forms below are without
 # their marks: the line's are put back)
 SAYINGS = [
-    {"en": ("How are you", "How's it going", "How are you doing"),
+    {"en": ("How are you", "How's it going", "How are you doing", "Hows it going", "How r u",
+            "How are u"),
      "es": ("Qué tal", "Qué tal estás", "Cómo estás", "Cómo te va", "Qué tal todo", "Cómo va",
             "Q tal"),
      "fr": ("Comment allez-vous", "Comment ça va", "Ça va", "Comment vas-tu")},
-    {"en": ("What's up", "What's new"),
+    {"en": ("What's up", "What's new", "Whats up", "Whats new", "Wassup", "Sup"),
      "es": ("Qué pasa", "Qué hay", "Qué onda", "Qué hay de nuevo"), "fr": ("Quoi de neuf",)},
     {"en": ("Nice to meet you", "Pleased to meet you"),
      "es": ("Encantado de conocerte", "Encantada de conocerte", "Mucho gusto", "Encantado",
@@ -70,7 +71,8 @@ SAYINGS = [
      "fr": ("Enchanté", "Ravi de vous rencontrer")},
     {"en": ("Long time no see",), "es": ("Cuánto tiempo sin verte", "Cuánto tiempo"),
      "fr": ("Ça fait longtemps",)},
-    {"en": ("You're welcome",), "es": ("De nada",), "fr": ("De rien",)},
+    {"en": ("You're welcome", "Youre welcome", "Ur welcome"), "es": ("De nada",),
+     "fr": ("De rien",)},
     {"en": ("Sorry for the inconvenience", "We apologize for any inconvenience",
             "We apologize for the inconvenience", "Apologies for the inconvenience"),
      "es": ("Disculpen las molestias", "Perdón por las molestias", "Disculpe las molestias",
