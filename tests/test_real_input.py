@@ -1936,6 +1936,15 @@ def test_a_spanish_exclamation_after_a_comma_is_a_pause(bundled):
     assert parts("Oye, ¡ven aquí!") == ["Oye,", "¡ven aquí!"]  # a greeting's comma: one cut
     assert parts("Si llueve, ¿qué hacemos?") == ["Si llueve, ¿qué hacemos?"]  # not a question
     assert parts("Late, ¡hola!", "en") == ["Late, ¡hola!"]  # Spanish's mark
+    # a goodbye or an apology ending a sentence after a comma; not "please", nor a greeting's
+    assert parts("gotta go, bye!", "en") == ["gotta go,", "bye!"]
+    assert parts("Me voy, adiós.") == ["Me voy,", "adiós."]
+    assert parts("Red wine, please.", "en") == ["Red wine, please."]
+    assert parts("That's fine, OK?", "en") == ["That's fine, OK?"]
+    # before: "Faut s'en aller, en définitive !", "Merci pour tout, à fait !"
+    assert bundled["en-fr"].translate(["gotta go, bye!", "Thanks for everything, bye!"]) == [
+        "Il faut y aller, au revoir !", "Merci pour tout, au revoir !"
+    ]  # fmt: skip
     # before: "I'm 10 minutes late, aren't I feel!", "We won the game. How well!"
     found = bundled["es-en"].translate(
         ["Llego 10 minutos tarde, ¡lo siento!", "Ganamos el partido, ¡qué bien!"], alignments=True

@@ -169,6 +169,7 @@ def test_a_line_that_is_a_saying_becomes_the_target_language_s_with_the_line_s_e
     assert saying_formula("Nice to meet you.", "en", "fr") == "Enchanté."
     assert saying_formula("¡Mucho gusto!", "es", "en") == "Nice to meet you!"
     assert saying_formula("HOW ARE YOU?", "en", "fr") == "COMMENT ALLEZ-VOUS ?"
+    assert saying_formula("OK.", "en", "fr") == "D'accord."  # no shouting: before "D'ACCORD."
     # a first word with an apostrophe: its letters are looked up ("What" of "What's")
     assert saying_formula("What's up?", "en", "fr") == "Quoi de neuf ?"
     assert saying_formula("You're welcome.", "en", "es") == "De nada."

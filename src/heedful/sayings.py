@@ -500,7 +500,27 @@ def saying_formula(line: str, source: str | None, target: str | None) -> str | N
     text = _ended(text, end, target)
     if hello is not None:
         text = f"{HELLOS[target][0]}, {text}"
-    return text.upper() if found["words"].isupper() else text
+    shouted = found["words"].isupper() and len(found["words"].strip()) > 2  # not "OK"
+    return text.upper() if shouted else text
+
+
+def saying_after_comma(text: str, language: str | None) -> int | None:
+    """Where the saying that ends ``text`` after a comma begins ("gotta go, bye!", "Thanks for
+    everything, bye!"), to be cut there and translated as a line is (heedful.pauses): the
+    bundled en -> fr model wrote "Faut s'en aller, en définitive !" and "Merci pour tout, à
+    fait !"; None if it has none."""
+    comma = text.rfind(",")
+    if comma < 0 or language not in _SAYING:
+        return None
+    rest = text[comma + 1 :].strip()
+    found = _SAYING_LINE.fullmatch(rest) if len(rest) <= _SAYING_LONGEST else None
+    row = found and not found["hello"] and _SAYING[language].get(_key(found["words"].strip()))
+    return comma + 1 if row and row["en"][0] in _PARTING else None
+
+
+# the sayings cut from a sentence they end: goodbyes and apologies. Not "please" ("Red wine,"
+# alone gave "Redène du vin"), nor "how are you" after "Hello," (a hello's: saying_formula)
+_PARTING = {"Goodbye", "See you later", "See you soon", "See you", "I'm sorry", "I'm so sorry"}
 
 
 def _ended(text: str, end: str, target: str) -> str:
