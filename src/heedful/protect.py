@@ -27,7 +27,8 @@ the bundled models wrote "5 kicked", "120 cym" and "30 Ó" for them ("2,5 kg" ->
 does a currency's symbol before or after its amount ("$5", "10 €"), written where the target
 language writes it ("$5" in English, "5 $" in French and Spanish), with whatever currency the
 model wrote next to the placeholder taken in ("100 euros" for "10 €": "€10"): the models wrote
-"Ça m'a coûté 5 dollars et 10." for "It cost me $5 and €10." and "It costs 5." for "Cuesta 5 $.".
+"Ça m'a coûté 5 dollars et 10." for "It cost me $5 and €10." and "It costs 5." for "Cuesta 5 $."
+(heedful.money: found, written, and in millions "20 millions de dollars").
 
 A date written with a month's name ("3 de mayo de 1990", "May 3, 1990") is given to the model
 as a weekday, which it translates, and written the target language's way where the weekday is
@@ -90,6 +91,15 @@ from heedful.dates import (
     write_date,
 )
 from heedful.halves import UNITS, Half, find_halves
+from heedful.money import (
+    CURRENCY_AFTER,
+    CURRENCY_BEFORE,
+    MONEY,
+    MONEY_PARTS,
+    is_money,
+    scaled_money,
+    write_money,
+)
 from heedful.months import MONTH_STAND_INS, find_months, write_month
 from heedful.names import feminine_title, write_title
 from heedful.sayings import congratulations_on, opening_wish, wish_within
@@ -98,6 +108,7 @@ from heedful.unknown_words import Unreadable
 from heedful.written import (
     BEFORE_A_NOUN,
     DECADE_WORD,
+    NUMBER,
     english_suffix,
     grouped,
     localise_number,
@@ -131,7 +142,6 @@ def written_forms(placeholder: str) -> tuple[str, ...]:
 
 _URL = r"(?:https?://|www\.)[^\s<>\"']+[^\s<>\"'.,;:!?)\]}]"
 _EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
-_NUMBER = r"[-\u2212+]?\d+(?:[ \u00a0\u202f.,:/\u2013-]\d+)*"  # with its sign: "-5", "+34 612"
 # a unit's symbol after a number ("5 kg", "120 cm", "30 °C", "90 km/h"), kept with it: the
 # bundled models wrote "5 kicked", "120 cym", "30 Ó", "200 gourts" for them
 # (a space before letters: "5km" is a code, "1990s" a decade)
@@ -172,7 +182,7 @@ _KEYS = (
     r"(?:\+(?:[^\W_]+|[^\w\s]))+"
 )
 # a number between symbols and nothing else ("£5", "[1]"): a number's placeholder
-_SYMBOLS_NUMBER = re.compile(rf"([^\w\s]*?)({_NUMBER})([^\w\s]*)")
+_SYMBOLS_NUMBER = re.compile(rf"([^\w\s]*?)({NUMBER})([^\w\s]*)")
 # a hashtag or a mention ("#vacaciones", "@juan", "#42"): a name, copied as it is; the bundled
 # models lack "#" and "@" and wrote " ⁇ vacations", " ⁇ j ⁇ j"
 _TAG = r"[#@][^\W_][\w-]*(?<!-)"
@@ -201,18 +211,6 @@ _WORD_DECADE = (
 )
 # "etc.", written so in English, Spanish and French; the bundled models wrote "bien sûr", "some"
 _ETC = r"etc(?=\.(?!\w))"  # its full stop stays in the model's text, which may end there
-# an amount of money with its currency's symbol, before or after it ("$5", "€10", "5 $", "3,50 €"):
-# one span, written the target language's way ("$5" in English, "5 $" in French); the bundled
-# models wrote "Ça m'a coûté 5 dollars et 10." for "It cost me $5 and €10." and "It costs 5."
-# for "Cuesta 5 $."
-_MONEY = rf"[$€£¥][ \u00a0]?{_NUMBER}|{_NUMBER}[ \u00a0\u202f]?[$€£¥]"
-_MONEY_PARTS = re.compile(rf"([$€£¥]?)[ \u00a0\u202f]?({_NUMBER})[ \u00a0\u202f]?([$€£¥]?)")
-# what the model may write for a currency next to an amount's placeholder
-_CURRENCY_BEFORE = re.compile(r"[$€£¥][ \u00a0]?$")
-_CURRENCY_AFTER = re.compile(
-    r"[ \u00a0\u202f]?(?:[$€£¥]|(?i:euros?|dollars?|d[oó]lar(?:es)?|pounds?|livres?|libras?"
-    r"|yens?|yenes)(?!\w))"
-)
 # hours from one time to another ("9am-5pm"): the bundled en -> fr model wrote "9 h-5 cents"
 _CLOCK_RANGE = rf"{_CLOCK}[-–]{_CLOCK}"
 # code between backticks, as Markdown, chat apps and issue trackers write it ("run `make test`");
@@ -222,8 +220,8 @@ _CODE_SPAN = r"(?<![\w`])(?P<ticks>`{1,3})[^`\s](?:[^`\n]{0,98}[^`\s])?(?P=ticks
 _SPAN = re.compile(
     rf"{_CODE_SPAN}"
     rf"|(?<![\w@/.+-])(?:{_URL}|{_EMAIL}|{_TAG}|{_KEYS}|{_CLOCK_RANGE}|{_CLOCK}|{_ORDINAL}|{_CODE}"
-    rf"|{_MONEY}|{_DIMENSIONS}"
-    rf"|{_NUMBER}{_UNIT}?)(?![\w@/])|(?:{_PLACEHOLDER})|(?<![\w'’]){_ETC}"
+    rf"|{MONEY}|{_DIMENSIONS}"
+    rf"|{NUMBER}{_UNIT}?)(?![\w@/])|(?:{_PLACEHOLDER})|(?<![\w'’]){_ETC}"
     rf"|(?<![\w@/.+-]){_DECADE}|(?<![\w-]){_WORD_DECADE}"
 )
 _DECADE_AT = re.compile(_DECADE)
@@ -407,7 +405,7 @@ class Protected:
                     if self.target == "fr" and _FRENCH_TITLE.match(span) and not woman:
                         put, article = _french_title(match, put, translation)
                     phone = k in self.phones
-                    if scaled := _scaled_money(match, span, translation, self.target):
+                    if scaled := scaled_money(match, span, translation, self.target):
                         found.append(scaled)  # "100 millions" for "$20 million"
                         continue
                     found.append((_extent(match, span, translation, phone=phone), put))
@@ -627,9 +625,9 @@ def protect(
             pool = free[SHORT_NUMBERS] or free[NUMBERS]
             original = span if target == "en" else on_24_hour_clock(span)
             original = original.replace(". m.", ".m.")  # "5 p. m." -> "5 p.m." in English
-        elif _is_money(span):  # "$5", "5 $"
+        elif is_money(span):  # "$5", "5 $"
             pool = free[NUMBERS]
-            before, digits, after = _MONEY_PARTS.fullmatch(span).groups()
+            before, digits, after = MONEY_PARTS.fullmatch(span).groups()
             amount = localise_number(digits, source, target)
             original = write_money(span, before or after, amount, target)
         elif span.startswith("`"):  # code: a city for the model, as it is in the translation
@@ -861,11 +859,11 @@ def _extent(match: re.Match, span: str, translation: str, *, phone: bool = False
     * minutes after a time that has its own ("1:50:00" for "a las 1:50": "1:50");
     * a word for hours or years after a ``phone`` number ("à +33 6 12 34 56 78 heures");
     * the full stop after a span ending with its own ("9 a.m." ending a sentence)."""
-    if _is_money(span):
+    if is_money(span):
         start, end = match.span()  # "$100 dollars" for "$5": "$5"
-        if before := _CURRENCY_BEFORE.search(translation, 0, start):
+        if before := CURRENCY_BEFORE.search(translation, 0, start):
             start = before.start()
-        after = _CURRENCY_AFTER.match(translation, end) or _HOURS.match(translation, end)
+        after = CURRENCY_AFTER.match(translation, end) or _HOURS.match(translation, end)
         if after := after or _YEARS_WORD.match(translation, end):  # "over 100" read as an age
             end = after.end()  # "5 $ heures" for "It costs $5 at the market.": read as a time
         return start, end
@@ -942,56 +940,6 @@ _MEASURE_WORDS = {
         "volume": "lit(?:er|re)|litro|millilit(?:er|re)|mililitro",
     }.items()
 }
-
-
-def _is_money(span: str) -> bool:
-    """Whether ``span`` is an amount with its currency's symbol."""
-    money = _MONEY_PARTS.fullmatch(span)
-    return money is not None and bool(money[1] or money[3])
-
-
-def _scaled_money(
-    match: re.Match, span: str, translation: str, target: str | None
-) -> tuple[Span, str] | None:
-    """An amount's placeholder with a word for millions or billions after it in the translation
-    ("100 millions" for "$20 million"), and its currency written after that word as the target
-    language writes it: "20 millions de dollars", "20 millones de euros", "$20 million" (the
-    bundled en -> fr model's "20 $ millions d'un an" before); None for any other."""
-    scale = _SCALE.match(translation, match.end())
-    parts = _MONEY_PARTS.fullmatch(span) if scale and _is_money(span) else None
-    if parts is None or target not in _CURRENCY_NAMES:
-        return None
-    before, amount, after = parts.groups()
-    start, end = match.start(), scale.end()
-    if currency := _CURRENCY_BEFORE.search(translation, 0, start):
-        start = currency.start()  # "$100 million"
-    if target == "en":
-        return (start, end), f"{before or after}{amount}{scale.group()}"
-    if named := _CURRENCY_AFTER_SCALE.match(translation, end):
-        end = named.end()  # "100 millions de dollars": its currency is the span's
-    return (start, end), f"{amount}{scale.group()} {_CURRENCY_NAMES[target][before or after]}"
-
-
-_SCALE = re.compile(r" (?:millions?|milliards?|billions?|mill[oó]n|millones)(?!\w)", re.I)
-_CURRENCY_NAMES = {
-    "en": {},
-    "fr": {"$": "de dollars", "€": "d'euros", "£": "de livres", "¥": "de yens"},
-    "es": {"$": "de dólares", "€": "de euros", "£": "de libras", "¥": "de yenes"},
-}
-_CURRENCY_AFTER_SCALE = re.compile(
-    r"(?: (?:de |d'|of )?(?:dollars?|d[oó]lares|euros?|livres?|libras?|pounds?|yens?|yenes)"
-    r"|[ \u00a0]?[$€£¥])(?!\w)",
-    re.I,
-)
-
-
-def write_money(span: str, symbol: str, amount: str, target: str | None) -> str:
-    """An amount (``span`` as written) with its currency's symbol as ``target`` writes it:
-    before it in English ("$5", "€10"), after it and a space in the other languages ("5 $");
-    where the target is not known, where the span has it."""
-    if target is None:
-        return span.replace(_MONEY_PARTS.fullmatch(span)[2], amount)
-    return f"{symbol}{amount}" if target == "en" else f"{amount} {symbol}"
 
 
 def _put(match: re.Match, span: str) -> str:

@@ -15,6 +15,10 @@ import re
 
 from heedful.textmap import Span
 
+# a number as written, with its sign and the marks between its groups: "-5", "1.234,50", "+34
+# 612", "8:45", "9:00–17:00"
+NUMBER = r"[-\u2212+]?\d+(?:[ \u00a0\u202f.,:/\u2013-]\d+)*"
+
 # (decimal mark, thousands separators read, thousands separator written); Spanish phone numbers
 # are grouped with spaces ("612 345 678"), so a space is read as grouping in French only
 NUMBER_MARKS = {
