@@ -1760,6 +1760,26 @@ def test_an_ordinal_written_with_its_english_suffix_takes_none_from_the_model():
     assert protected.restore(f"He lives on the {number}th floor.") == "He lives on the 1st floor."
 
 
+def test_a_spanish_time_with_its_half_or_quarter_is_written_in_digits(bundled):
+    from heedful.written import spanish_clock_times
+
+    def times(text):
+        return [(text[a:b], t) for (a, b), t in spanish_clock_times(text, "es")]
+
+    assert times("A las 9 y media, a las 3 y cuarto o a la 1 menos cuarto.") == [
+        ("9 y media", "9:30"), ("3 y cuarto", "3:15"), ("1 menos cuarto", "12:45")
+    ]  # fmt: skip
+    assert times("SON LAS 10 Y MEDIA.") == [("10 Y MEDIA", "10:30")]
+    assert times("Tengo 3 y media manzanas; las nueve y media.") == []  # no clock; in words
+    assert spanish_clock_times("at 9 y media", "en") == []
+    # before: "... at 9-thirty.", "It's 3-thirty.", "I come at a quarter past 9." (8:45)
+    assert bundled["es-en"].translate(
+        ["Mi vuelo sale a las 7 y llego a Londres a las 9 y media.", "Son las 3 y media.",
+         "Llego a las 9 menos cuarto.", "SON LAS 3 Y MEDIA."]
+    ) == ["My flight leaves at 7 and arrived in London at 9:30.", "It's 3:30.",
+          "I arrived at 8:45.", "IT'S 3:30."]  # fmt: skip
+
+
 def test_hours_from_one_time_to_another_with_a_dash_are_one_span(bundled):
     protected = protect("Monday–Friday, 9:00–17:00", "en", "fr")
     assert protected.spans[-1] == "9:00–17:00"

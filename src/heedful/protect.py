@@ -113,6 +113,7 @@ from heedful.written import (
     grouped,
     localise_number,
     on_24_hour_clock,
+    spanish_clock_times,
     worded_numbers,
     write_decade,
     write_ordinal,
@@ -527,6 +528,9 @@ def protect(
     halves = dict(find_halves(text, source)) if target in UNITS else {}  # "3 años y medio"
     halves = {h: v for h, v in halves.items() if not any(_overlap(h, d) for d in [*dates, *code])}
     dates |= halves
+    clocks = dict(spanish_clock_times(text, source))  # "las 9 y media": "9:30"
+    clocks = {c: v for c, v in clocks.items() if not any(_overlap(c, d) for d in [*dates, *code])}
+    dates |= clocks
     acronyms = dict(find_acronyms(text, source, target))  # "la ONU", "the UN"
     acronyms = {a: v for a, v in acronyms.items() if not any(_overlap(a, d) for d in dates)}
     dates |= acronyms
@@ -578,6 +582,8 @@ def protect(
         elif (start, end) in halves:  # "3 años y medio": "12 años" for the model
             pool = free[SHORT_NUMBERS] or free[NUMBERS]
             original = localise_number(halves[start, end].decimal, "en", target)
+        elif (start, end) in clocks:  # "9 y media" of "a las 9 y media": "12", "9:30" written
+            pool, original = free[SHORT_NUMBERS] or free[NUMBERS], clocks[start, end]
         elif (start, end) in worded:  # "treinta y cinco": "100" for the model, "35" written
             pool, original = free[NUMBERS], grouped(worded[start, end], target)
         elif (start, end) in wishes:  # "¡Buen viaje, chicos!": "¡Feliz cumpleaños, chicos!"
@@ -664,6 +670,8 @@ def protect(
             behind = " " + halves[start, end].given(source)
             behind = behind.upper() if span.isupper() else behind
             given_after[len(placeholders)] = behind
+        elif (start, end) in clocks:
+            pass  # a number the model reads as a time ("a las 12"), written "9:30"
         elif (start, end) in centuries:  # each form the stand-in may take, and what it becomes
             written_as[len(placeholders)] = century_forms(centuries[start, end], target)
         elif (start, end) in wishes:
@@ -906,7 +914,7 @@ _NOT_A_TIME = re.compile(r" (?:jours?|days?|d[ií]as?|degr[ée]s|degrees?|grados
 
 _MINUTES = re.compile(r":\d\d(?!\d)")
 _YEARS_WORD = re.compile(r" (?:ans|années|años)(?!\w)")
-_HOURS = re.compile(r" (?:heures?|h|horas?|hours?|o'clock)(?!\w)")
+_HOURS = re.compile(r" (?:heures?|h|horas?|hours?|o'clock)(?!\w)", re.IGNORECASE)  # in capitals too
 # how a time on the hour is written in a language that writes a word after it ("15 h")
 HOUR_WORD = {"fr": " h"}
 _AFTER_HOUR = re.compile(r"(?:[ \u00a0]?(?:heures?|h)|:\d)(?!\w)", re.IGNORECASE)

@@ -61,6 +61,32 @@ def spaced_compounds(text: str, language: str | None) -> str:
     return _COMPOUND.sub(spaced, text)
 
 
+def spanish_clock_times(text: str, language: str | None) -> list[tuple[Span, str]]:
+    """A Spanish time said with its half or quarter after "la" / "las" ("a las 9 y media", "las
+    3 y cuarto", "las 9 menos cuarto"), each as its digits ("9:30", "3:15", "8:45"): the
+    bundled es -> en model wrote "Son las 3 y media." as "It's 3-thirty.", "a las 9 y media"
+    in a sentence as "at 9-thirty", and "a las 9 menos cuarto" as "at a quarter past 9". An
+    hour in words ("las nueve y media": "half past nine") is the model's."""
+    lowered = text.lower()
+    if language != "es" or "cuarto" not in lowered and "media" not in lowered:
+        return []
+    out = []
+    for m in _SPANISH_CLOCK.finditer(text):
+        hour, part = int(m["hour"]), m["part"].lower()
+        if part == "menos cuarto":
+            out.append((m.span(), f"{hour - 1 or 12}:45"))
+        else:
+            out.append((m.span(), f"{hour}:{'30' if part.endswith('media') else '15'}"))
+    return out
+
+
+_SPANISH_CLOCK = re.compile(
+    r"(?:(?<=\bla )|(?<=\blas ))(?P<hour>1[0-9]|2[0-4]|0?[1-9]) "
+    r"(?P<part>y media|y cuarto|menos cuarto)(?!\w)",
+    re.IGNORECASE,
+)
+
+
 # a Spanish range of hours, "de 7 a 10", "de las 9 a las 14 h": the bundled es -> en model
 # wrote "served in 7 to 10", "I work for 8 to 3", "at 9:00 to 14:00", and "from 7 to 10" for
 # "desde las 7 hasta las 10"; not a range of other things ("de 7 a 10 años"). Three digits:
