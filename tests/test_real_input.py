@@ -1961,6 +1961,18 @@ def test_a_spanish_exclamation_after_a_comma_is_a_pause(bundled):
     assert parts("Me voy, adiós.") == ["Me voy,", "adiós."]
     assert parts("Red wine, please.", "en") == ["Red wine, please."]
     assert parts("That's fine, OK?", "en") == ["That's fine, OK?"]
+    # a letter's closing too; not "love" alone in English, nor thanks
+    assert parts("Muchas gracias por su ayuda, un saludo.") == [
+        "Muchas gracias por su ayuda,", "un saludo."
+    ]  # fmt: skip
+    assert parts("See you soon, love.", "en") == ["See you soon, love."]
+    assert parts("I'll do it, thanks.", "en") == ["I'll do it, thanks."]
+    # before: "..., a health.", "See you tomorrow, other people.", "I'll kiss you."
+    closed = ["Muchas gracias por su ayuda, un saludo.", "Nos vemos mañana, saludos.",
+              "Te espero, besos."]  # fmt: skip
+    assert bundled["es-en"].translate(closed) == [
+        "Thank you very much for your help, best regards.", "See you tomorrow, best regards.",
+        "I'll wait for you, love."]  # fmt: skip
     # before: "Faut s'en aller, en définitive !", "Merci pour tout, à fait !"
     assert bundled["en-fr"].translate(["gotta go, bye!", "Thanks for everything, bye!"]) == [
         "Il faut y aller, au revoir !", "Merci pour tout, au revoir !"

@@ -164,6 +164,24 @@ def greeting_end(sentence: str, language: str | None) -> int | None:
     return None
 
 
+def closing_after_comma(text: str, language: str | None) -> int | None:
+    """Where a letter's closing that ends ``text`` after a comma begins ("Muchas gracias por su
+    ayuda, un saludo."), to be cut there (heedful.pauses) and written as the closing it is: the
+    bundled es -> en model wrote "..., a health."; None if it has none. Not thanks, which the
+    models read in a sentence, nor an English word that may be the sentence's own ("love")."""
+    comma = text.rfind(",")
+    rest = text[comma + 1 :].strip().rstrip(".!") if comma >= 0 else ""
+    row = _CLOSING.get(language or "", {}).get(rest.lower())
+    if row is None or row is CLOSINGS[_THANKS]:
+        return None
+    if language == "en" and " " not in rest and rest.lower() not in _ENGLISH_ALONE:
+        return None
+    return comma + 1
+
+
+_ENGLISH_ALONE = {"regards", "sincerely", "respectfully"}  # closings of one word, no other use
+
+
 def letter_formula(
     line: str, mark: str | None, source: str | None, target: str | None, *, later: bool = False
 ) -> str | None:

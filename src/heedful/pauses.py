@@ -3,7 +3,8 @@ after one.
 
 After an opening greeting and its comma ("Hola, me llamo Ana.", heedful.formulas.greeting_end),
 before a Spanish "¡" after a comma ("Llego tarde, ¡lo siento!": "I'm late. I feel it!"),
-before a saying that ends a sentence after a comma ("gotta go, bye!": heedful.sayings)
+before a saying or a letter's closing that ends a sentence after a comma ("gotta go, bye!",
+"Gracias por su ayuda, un saludo.": heedful.sayings, heedful.formulas)
 and after "..." before a small letter ("Wait... what did you say?") the models ended the
 sentence and garbled the rest: "Hi, call me Ana.", "Hi, guys what are you?" for "Hola, ¿cómo
 estás?", "Attends ! Qu'avez-vous dit ?". Each part alone they translate well. So a sentence is
@@ -28,7 +29,7 @@ from collections.abc import Sequence
 
 from heedful.asides import as_aside
 from heedful.explain.alignment_spans import WordLink
-from heedful.formulas import greeting_end
+from heedful.formulas import closing_after_comma, greeting_end
 from heedful.lexicon import Lexicon
 from heedful.sayings import saying_after_comma
 from heedful.textmap import Span
@@ -55,6 +56,8 @@ def pauses(text: str, start: int, end: int, language: str | None) -> list[Span]:
         cuts += [m.end(1) for m in _OPENED_WITHIN.finditer(text, start, end)]
     if (saying := saying_after_comma(text[start:end], language)) is not None:
         cuts.append(start + saying)  # "gotta go, bye!"
+    elif (closing := closing_after_comma(text[start:end], language)) is not None:
+        cuts.append(start + closing)  # "Gracias por su ayuda, un saludo."
     cuts += _clause_cuts(text, start, end, language)
     spans, at = [], start
     for cut in sorted(set(cuts)):  # a greeting's comma may open an exclamation too
