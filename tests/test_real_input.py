@@ -1284,6 +1284,8 @@ def test_a_place_s_name_gets_a_city_s_placeholder():
         ("es-en", "Hoy hace 28 grados en Sevilla.", "It's 28 degrees in Sevilla today."),
         ("es-en", "En Sevilla hoy hace 28 grados.", "It's 28 degrees in Sevilla today."),
         ("es-en", "Victoria vive en Sevilla.", "Victoria lives in Sevilla."),  # a first name too
+        # no list's place, but after "en": "Port Muhima is 28 degrees in Port Muhima today."
+        ("es-en", "Hoy hace 28 grados en Port Muhima.", "It's 28 degrees in Port Muhima today."),
     ],
 )
 def test_a_place_is_given_as_a_place_on_the_bundled_model(bundled, name, text, expected):

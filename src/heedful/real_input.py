@@ -498,7 +498,7 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
         # a woman's first name: a woman's placeholder, for the words that agree with it
         women = [n for n in names if people(source).is_woman(sentence[n[0] : n[1]])]
         # a place's name, not a first name too ("Victoria"): a city's placeholder
-        cities = [n for n in names if _place(sentence[n[0] : n[1]], source)]
+        cities = [n for n in names if _place(sentence, n, source)]
         extra = _union(extra)
         protected = protect(sentence, source, target, extra, symbols, women, cities)
     text = sentence if protected is None else protected.text
@@ -525,9 +525,17 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
     return Prepared(sentence, text, protected, caps, quotes)
 
 
-def _place(name: str, language: str) -> bool:
-    """Whether ``name`` is a place's (heedful.names.places) and no person's first name."""
-    return name in places(language) and name not in people(language).first
+def _place(sentence: str, span: Span, language: str) -> bool:
+    """Whether the name at ``span`` is a place's and no person's first name: one of Faker's
+    places (heedful.names.places), or after "in" / "en" ("in Seattle": "à 9:30 du Seattle" with
+    a person's placeholder)."""
+    name = sentence[span[0] : span[1]]
+    if name.split()[0] in people(language).first:
+        return False
+    return name in places(language) or bool(_IN_A_PLACE.search(sentence, 0, span[0]))
+
+
+_IN_A_PLACE = re.compile(r"\b(?:in|en)[ \u00a0]$", re.IGNORECASE)
 
 
 def _without_possessive(sentence: str, span: Span) -> Span:
