@@ -136,6 +136,7 @@ def test_a_birthday_s_turning_an_age_is_given_as_being_it():
     assert turning_age("She's turning thirty next week.", "en") == "She will be thirty next week."
     assert turning_age("He will turn 18 in May.", "en") == "He will be 18 in May."
     assert turning_age("Turns 5 today!", "en") == "Will be 5 today!"
+    assert turning_age("My son turns 10 that day.", "en") == "My son will be 10 that day."
     for left in ("The light turns red.", "It turns 5 o'clock.", "He turns 3 pages.", "Turn 2."):
         assert turning_age(left, "en") == left
     assert turning_age("My son turns 10 tomorrow.", "es") == "My son turns 10 tomorrow."

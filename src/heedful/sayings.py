@@ -401,7 +401,7 @@ _AGE_WORD = (
 )
 _TURNING = re.compile(
     rf"\b(?P<turns>turns|is turning|will turn|['’]s turning) (?P<age>\d{{1,3}}|{_AGE_WORD})"
-    r"(?=\s*(?:[.!?]|$|on |in |next |tomorrow|today|this |years?\b|soon|later))",
+    r"(?=\s*(?:[.!?]|$|on |in |next |tomorrow|today|this |that day|years?\b|soon|later))",
     re.IGNORECASE,
 )
 _WILL_BE = {False: "will be", True: "Will be"}
