@@ -1762,6 +1762,31 @@ def test_an_ordinal_written_with_its_english_suffix_takes_none_from_the_model():
     assert protected.restore(f"He lives on the {number}th floor.") == "He lives on the 1st floor."
 
 
+def test_a_placeholder_the_model_wrote_twice_is_put_back_once(bundled):
+    rated = protect("Valorado con 4,5 de 5 estrellas.", "es", "en")
+    four, five = rated.placeholders
+    twice = f"Rated with {four} of {five} {four} stars."
+    assert rated.restore(rated.unrepeated(twice)) == "Rated with 4.5 of 5 stars."
+    dated = protect("We arrive on August 3 and stay until the 10th.", "en", "fr")
+    third, tenth = dated.as_translated()
+    twice = f"Nous arrivons le {third} et restons le {third} jusqu'au {tenth}."
+    assert dated.unrepeated(twice) == f"Nous arrivons le {third} et restons jusqu'au {tenth}."
+    named = protect("Kwame vive aquí.", "es", "en", [(0, 5)])  # a name's: the model's
+    written = f"{named.placeholders[0]} lives here, {named.placeholders[0]}."
+    assert named.unrepeated(written) == written
+    # before: "... restons le 3 août jusqu'au 10.", "with 4.5 of 5 4.5 stars"
+    found = bundled["en-fr"].translate(
+        ["We arrive in Paris on August 3 and stay until the 10th."], alignments=True
+    )[0]
+    assert found.text == "Nous arrivons à Paris le 3 août et restons jusqu'au 10.", found.text
+    source = "We arrive in Paris on August 3 and stay until the 10th."
+    assert all(source[slice(*k.source)] == k.source_word for k in found.alignment)
+    assert all(found.text[slice(*k.target)] == k.target_word for k in found.alignment)
+    assert bundled["es-en"].translate(["Valorado con 4,5 de 5 estrellas por 1.234 clientes."]) == [
+        "Valorado with 4.5 of 5 stars for 1,234 customers."
+    ]
+
+
 def test_a_spanish_time_with_its_half_or_quarter_is_written_in_digits(bundled):
     from heedful.written import spanish_clock_times
 

@@ -80,6 +80,7 @@ import phonenumbers
 from heedful.acronyms import Acronym, find_acronyms
 from heedful.centuries import STAND_IN, century_forms, find_centuries, write_century
 from heedful.dates import (
+    KEPT_BEFORE,
     MONTHS,
     RANGE_GIVEN,
     STAND_INS,
@@ -449,6 +450,27 @@ class Protected:
             stutter = re.compile(rf"(?<![\w'’]){re.escape(name[0])} (?={re.escape(name)}\b)")
             if not stutter.search(self.text):
                 translation = stutter.sub("", translation)
+        return translation
+
+    def unrepeated(self, translation: str) -> str:
+        """``translation`` without the second and later times the model wrote a number's or a
+        date's placeholder that the model's text holds once (a date's with the word before it
+        that a date keeps: "le", "on", "el"): "Valorado con 4,5 de 5 estrellas" gave "with 4.5
+        of 5 4.5 stars", "We arrive in Paris on August 3 and stay until the 10th." "... et
+        restons le 3 août jusqu'au 10"."""
+        for k, placeholder in enumerate(self.placeholders):
+            dated = k in self.translated_as and k not in self.months
+            if not (placeholder.isdigit() or dated) or k in self.halves:
+                continue
+            if len(_find(placeholder).findall(self.text)) != 1:
+                continue
+            written = self.translated_as.get(k, placeholder)
+            before = "|".join(KEPT_BEFORE.get(self.target or "", ())) if dated else ""
+            pattern = rf"[ \u00a0](?:(?:{before}) )?" if before else r"[ \u00a0]?"
+            found = list(re.finditer(pattern + rf"(?<![\w.,]){re.escape(written)}(?![\w])",
+                                     translation, re.IGNORECASE))  # fmt: skip
+            for again in reversed(found[1:]):
+                translation = translation[: again.start()] + translation[again.end() :]
         return translation
 
     def missing(self, translation: str, split: Unreadable) -> Unreadable:

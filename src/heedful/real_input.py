@@ -609,7 +609,7 @@ def finish(
     if split.words:
         put, spans = _put_back(translator, split, mended)
         put = _opening_laughter(put, split, translator.target_language)
-    said = put if protected is None else protected.unstuttered(put)  # '"B Boston"'
+    said = put if protected is None else protected.unrepeated(protected.unstuttered(put))
     cased = said
     if prepared.caps:
         cased = capitalise(said, [] if protected is None else protected.cased_alone)

@@ -189,6 +189,8 @@ def _word_by_word(source: str, s: Span, target: str, t: Span) -> list[tuple[Span
     if source[s[0] : s[1]] == target[t[0] : t[1]]:
         return [(s, t)]
     a, b = list(_WORD.finditer(source, *s)), list(_WORD.finditer(target, *t))
+    if not a or not b:
+        return []  # no word on one side: a placeholder the translation wrote once too often
     pairs = []
     while len(a) > 1 and len(b) > 1 and a[-1].group().lower() == b[-1].group().lower():
         pairs.append((a.pop().span(), b.pop().span()))
