@@ -1762,6 +1762,27 @@ def test_an_ordinal_written_with_its_english_suffix_takes_none_from_the_model():
     assert protected.restore(f"He lives on the {number}th floor.") == "He lives on the 1st floor."
 
 
+def test_a_carried_word_goes_after_everything_the_words_before_it_became(bundled):
+    from heedful.unknown_words import put_back
+
+    # "Nos vemos el domingo a las 12" read "See you at 12": "vemos" on "See", "Nos" on "you"
+    split = Unreadable(["Nos", "vemos", "el", "a", "las", "12"], ["Sunday"], [2])
+    links = {(0, 1), (1, 0), (4, 2), (5, 3)}
+    assert put_back(split, "See you at 12", links) == "See you Sunday at 12"  # not "See Sunday"
+    emoji = Unreadable(["Compré", "un", "coche", "rojo", "ayer"], ["🚗"], [3])
+    links = {(0, 1), (1, 2), (2, 4), (3, 3), (4, 5)}  # "I bought a red car yesterday"
+    assert put_back(emoji, "I bought a red car yesterday", links) == (
+        "I bought a red car 🚗 yesterday"
+    )  # after "car" too, which "coche", before "rojo", became
+    # before: "See Monday the 12th you at 9:30 in Sevilla.", "J'ai acheté une voiture 🚗 rouge"
+    assert bundled["es-en"].translate(["Nos vemos el lunes 12 a las 9 y media en Sevilla."]) == [
+        "See you Monday the 12th at 9:30 in Sevilla."
+    ]
+    assert bundled["en-fr"].translate(["I bought a red car 🚗 yesterday."]) == [
+        "J'ai acheté une voiture rouge 🚗 hier."
+    ]
+
+
 def test_a_placeholder_the_model_wrote_twice_is_put_back_once(bundled):
     rated = protect("Valorado con 4,5 de 5 estrellas.", "es", "en")
     four, five = rated.placeholders

@@ -185,8 +185,9 @@ def _pictograph(char: str, unknown: Callable[[str], bool]) -> bool:
 
 def put_back(split: Unreadable, translation: str, links: set[Link] | None) -> str:
     """``translation`` (of ``split.text``) with the carried words put back: after the last
-    target word aligned to the readable word before each (``links``), or, when none is, before
-    the first one aligned to the word after it; without either, at the same relative place."""
+    target word aligned to the readable words up to the one before each (``links``), or, when
+    none is, before the first one aligned to the word after it; without either, at the same
+    relative place."""
     return put_back_spans(split, translation, links)[0]
 
 
@@ -221,11 +222,12 @@ def put_back_spans(
 
 def _place_between(before: int, n_target: int, n_source: int, links: set[Link]) -> int:
     """Where a word between readable words ``before`` and ``before + 1`` goes in the target:
-    after the target words aligned to the nearest aligned readable word before it, else before
-    those of the nearest one after it, else at its relative place."""
-    for i in range(before, -1, -1):
-        if aligned := [j for k, j in links if k == i]:
-            return max(aligned) + 1
+    after every target word aligned to a readable word up to ``before`` (not only the nearest
+    aligned one: "Nos vemos el domingo a las 12" read as "See you at 12" has "vemos" on "See"
+    and "Nos" on "you", and the date went "See Monday the 12th you at 12"), else before those
+    of the nearest one after it, else at its relative place."""
+    if aligned := [j for k, j in links if k <= before]:
+        return max(aligned) + 1
     for i in range(before + 1, n_source):
         if aligned := [j for k, j in links if k == i]:
             return min(aligned)
