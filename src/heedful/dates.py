@@ -103,6 +103,11 @@ def month_number(name: str, lang: str) -> int:
     return next(k for k, n in enumerate(MONTHS[lang], 1) if n.lower().startswith(name))
 
 
+def weekday_number(name: str, lang: str) -> int:
+    """0-6 (Monday first) for a weekday's name, in any case ("LUNES" -> 0)."""
+    return [day.lower() for day in WEEKDAYS[lang]].index(name.lower())
+
+
 _ORDINAL = r"(?:st|nd|rd|th)?"
 _PATTERNS = {
     "es": [  # "3 de mayo", the first "1.º de mayo", "1º", "1ro"
@@ -229,15 +234,12 @@ def find_dates(text: str, lang: str | None) -> list[tuple[Span, Date]]:
                 between = bool(groups.get("between"))
                 found.append((m.span(), Date(day, month, m["year"], until=until, between=between)))
                 continue
-            weekday = m["weekday"] and [d.lower() for d in WEEKDAYS[lang]].index(
-                m["weekday"].lower()
-            )
+            weekday = m["weekday"] and weekday_number(m["weekday"], lang)
             found.append((m.span(), Date(day, month_number(m["month"], lang), m["year"], weekday)))
     for m in _WEEKDAY_AND_DAY[lang].finditer(text) if lang in _WEEKDAY_AND_DAY else ():
         day = 1 if m["day"] == "1er" else int(m["day"])
         if 1 <= day <= 31 and not _taken(m.span(), found):
-            weekday = [d.lower() for d in WEEKDAYS[lang]].index(m["weekday"].lower())
-            found.append((m.span(), Date(day, None, None, weekday)))
+            found.append((m.span(), Date(day, None, None, weekday_number(m["weekday"], lang))))
     for m in _DAY_ALONE[lang].finditer(text) if lang in _DAY_ALONE else ():
         day = 1 if m["day"] == "1er" else int(m["day"])
         taken = _taken(m.span(), found)
@@ -290,10 +292,9 @@ def find_weekday_ranges(text: str, lang: str | None) -> list[tuple[Span, Weekday
     found: list[tuple[Span, Weekdays]] = []
     if lang not in _ANY_WEEKDAY or len(_ANY_WEEKDAY[lang].findall(text)) < 2:
         return found  # most sentences
-    days = [d.lower() for d in WEEKDAYS[lang]]
     for pattern in _WEEKDAY_RANGES_COMPILED[lang]:
         for m in pattern.finditer(text):
-            first, last = days.index(m["first"].lower()), days.index(m["last"].lower())
+            first, last = weekday_number(m["first"], lang), weekday_number(m["last"], lang)
             if first != last and not _taken(m.span(), found):
                 found.append((m.span(), Weekdays(first, last)))
     return sorted(found, key=lambda pair: pair[0])
@@ -359,9 +360,6 @@ _RANGE_WORDS = {
 }  # fmt: skip
 
 
-_LOWER_WEEKDAYS = {lang: {day.lower() for day in days} for lang, days in WEEKDAYS.items()}
-
-
 def weekday_pattern(weekday: str, lang: str, *, range_of_days: bool = False) -> re.Pattern[str]:
     """A weekday in a translation, with the word before it that a date keeps, if any (a
     range of days: the word before it that the range takes the place of)."""
@@ -392,7 +390,7 @@ def put_date(
         return [(match.span(), date)]
     out = []
     contracted = CONTRACTED.get(lang, {}).get((before or "").lower())
-    if written.split()[0].lower() in _LOWER_WEEKDAYS.get(lang, ()):
+    if lang in _ANY_WEEKDAY and _ANY_WEEKDAY[lang].fullmatch(written.split()[0]):
         contracted = None  # a date opening with its weekday: "À lundi !" -> "À lundi 12 !"
     if contracted:
         word = contracted.capitalize() if before[0].isupper() else contracted
