@@ -112,17 +112,24 @@ def test_what_about_something_is_given_as_how_it_was_or_is():
 
 
 @pytest.mark.parametrize(
-    ("text", "expected"),
+    ("name", "text", "expected"),
     [  # before: "How about the trip?", "How about the holidays?", "How's your parents?",
         # "How about your day?"
-        ("¿Qué tal el viaje?", "How was the trip?"),
-        ("¿Qué tal las vacaciones?", "How were the holidays?"),
-        ("¿Qué tal tus padres?", "How are your parents?"),
-        ("¿Qué tal tu día?", "How was your day?"),
+        ("es-en", "¿Qué tal el viaje?", "How was the trip?"),
+        ("es-en", "¿Qué tal las vacaciones?", "How were the holidays?"),
+        ("es-en", "¿Qué tal tus padres?", "How are your parents?"),
+        ("es-en", "¿Qué tal tu día?", "How was your day?"),
+        # before: "Ma fille a 7 heures le 14 mars.", "Mon fils tourne 10 heures demain.",
+        # "Elle a trente ans la semaine prochaine." (turning_age, below)
+        ("en-fr", "My daughter turns 7 on March 14.", "Ma fille aura 7 ans le 14 mars."),
+        ("en-fr", "My son turns 10 tomorrow.", "Mon fils aura 10 ans demain."),
+        ("en-fr", "She's turning thirty next week.", "Elle aura trente ans la semaine prochaine."),
     ],
 )
-def test_what_about_something_translates_on_the_bundled_model(bundled, text, expected):
-    found = bundled["es-en"].translate([text], alignments=True)[0]
+def test_a_phrase_given_as_the_model_reads_it_translates_on_the_bundled_models(
+    bundled, name, text, expected
+):
+    found = bundled[name].translate([text], alignments=True)[0]
     assert found.text == expected
     for link in found.alignment:
         assert text[slice(*link.source)] == link.source_word
@@ -140,23 +147,6 @@ def test_a_birthday_s_turning_an_age_is_given_as_being_it():
     for left in ("The light turns red.", "It turns 5 o'clock.", "He turns 3 pages.", "Turn 2."):
         assert turning_age(left, "en") == left
     assert turning_age("My son turns 10 tomorrow.", "es") == "My son turns 10 tomorrow."
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [  # before: "Ma fille a 7 heures le 14 mars.", "Mon fils tourne 10 heures demain.",
-        # "Elle a trente ans la semaine prochaine."
-        ("My daughter turns 7 on March 14.", "Ma fille aura 7 ans le 14 mars."),
-        ("My son turns 10 tomorrow.", "Mon fils aura 10 ans demain."),
-        ("She's turning thirty next week.", "Elle aura trente ans la semaine prochaine."),
-    ],
-)
-def test_turning_an_age_translates_on_the_bundled_model(bundled, text, expected):
-    found = bundled["en-fr"].translate([text], alignments=True)[0]
-    assert found.text == expected
-    for link in found.alignment:
-        assert text[slice(*link.source)] == link.source_word
-        assert found.text[slice(*link.target)] == link.target_word
 
 
 def test_a_line_that_is_a_saying_becomes_the_target_language_s_with_the_line_s_end():

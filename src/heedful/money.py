@@ -50,7 +50,7 @@ def scaled_money(
     bundled en -> fr model's "20 $ millions d'un an" before); None for any other."""
     scale = _SCALE.match(translation, match.end())
     parts = MONEY_PARTS.fullmatch(span) if scale and is_money(span) else None
-    if parts is None or target not in _CURRENCY_NAMES:
+    if parts is None or target != "en" and target not in _CURRENCY_NAMES:
         return None
     before, amount, after = parts.groups()
     start, end = match.start(), scale.end()
@@ -64,8 +64,8 @@ def scaled_money(
 
 
 _SCALE = re.compile(r" (?:millions?|milliards?|billions?|mill[oó]n|millones)(?!\w)", re.I)
+# the currency written after the millions (English writes its symbol before: "$20 million")
 _CURRENCY_NAMES = {
-    "en": {},  # the symbol before the amount: "$20 million"
     "fr": {"$": "de dollars", "€": "d'euros", "£": "de livres", "¥": "de yens"},
     "es": {"$": "de dólares", "€": "de euros", "£": "de libras", "¥": "de yenes"},
 }
