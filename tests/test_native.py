@@ -405,3 +405,37 @@ def test_a_relu_model_built_for_inference_takes_the_sparse_product(monkeypatch):
     x.requires_grad_(True)  # under autograd: the dense product, which has a gradient
     feed_forward(x).sum().backward()
     assert x.grad is not None and len(calls) == 1
+
+
+def _torch_quantized(x: torch.Tensor) -> tuple[torch.Tensor, float, int]:
+    with warnings.catch_warnings():  # torch deprecates quantised tensors; the oracle all the same
+        warnings.simplefilter("ignore")
+        q = torch.quantize_per_tensor_dynamic(x, torch.quint8, False)
+    return q.int_repr(), q.q_scale(), q.q_zero_point()
+
+
+@pytest.mark.parametrize("shape", [(1, 3), (7, 256), (128, 1024), (2, 5, 17)])
+@pytest.mark.parametrize("sign", ["mixed", "relu", "negative"])
+def test_quantize_u8_equals_pytorchs_dynamic_per_tensor_quantisation(shape, sign):
+    torch.manual_seed(sum(shape))
+    x = torch.randn(shape) * 3 + 0.5
+    x = x.relu() if sign == "relu" else -x.abs() if sign == "negative" else x
+    values, scale, zero = native.quantize_u8(x)
+    want, want_scale, want_zero = _torch_quantized(x)
+    assert values.dtype is torch.uint8 and values.shape == x.shape
+    assert zero == want_zero and scale == pytest.approx(want_scale, rel=1e-6)
+    assert torch.equal(values, want)
+    back = (values.float() - zero) * scale
+    assert (back - x).abs().max() <= scale / 2 * 1.001  # within half a step everywhere
+
+
+def test_quantize_u8_of_zeros_nan_and_a_transposed_tensor():
+    values, scale, zero = native.quantize_u8(torch.zeros(4, 33))
+    assert (scale, zero) == (1.0, 0) and not values.any()
+    x = torch.tensor([[-1.0, float("nan"), 2.0]])
+    values, scale, zero = native.quantize_u8(x)
+    assert scale == pytest.approx(3 / 255) and zero == 85 and values.tolist() == [[0, 0, 255]]
+    t = torch.randn(40, 24).t()  # not contiguous: read in its own order
+    assert torch.equal(native.quantize_u8(t)[0], _torch_quantized(t.contiguous())[0])
+    with pytest.raises(ValueError, match="x: dtype float64"):
+        native.quantize_u8(torch.zeros(3, dtype=torch.float64))

@@ -15,7 +15,7 @@ from heedful.config import ModelConfig
 from heedful.explain.align import align, penultimate
 from heedful.explain.alignment_choice import align_pair
 from heedful.explain.words import to_words
-from heedful.inference import OneDNNLinear, for_inference, inference_copy
+from heedful.inference import OneDNNInt8Linear, OneDNNLinear, for_inference, inference_copy
 from heedful.lm import DecoderOnlyLM
 from heedful.model import Transformer
 from heedful.search import LengthPenalty, Stepped, beam_search, greedy_search
@@ -410,11 +410,16 @@ def test_loading_moves_what_the_process_holds_out_of_the_cyclic_collector_s_reac
     assert len(gc.get_objects()) < 20_000
 
 
-def test_int8_quantization(model_dir, tokenizer):
+INT8_LAYERS = {"dynamic": torch.ao.nn.quantized.dynamic.Linear, "onednn": OneDNNInt8Linear}
+
+
+@pytest.mark.parametrize("layer", INT8_LAYERS)
+def test_int8_quantization(model_dir, tokenizer, monkeypatch, layer):
+    monkeypatch.setenv("HEEDFUL_INT8", layer)
     float_model = Translator.load(model_dir).model
     translator = Translator.load(model_dir, quantize="int8")
     modules = list(translator.model.modules())
-    assert any(isinstance(m, torch.ao.nn.quantized.dynamic.Linear) for m in modules)
+    assert any(isinstance(m, INT8_LAYERS[layer]) for m in modules)
     assert not any(type(m) is torch.nn.Linear for m in modules)
     src = translator._pad(sources(tokenizer))
     tgt = torch.randint(4, tokenizer.vocab_size, (src.shape[0], 6))
@@ -428,7 +433,11 @@ def test_int8_quantization(model_dir, tokenizer):
         for_inference(make_model(tokenizer).to("meta"), "int8")
 
 
-def test_int8_fuses_self_attention_projections_and_folds_the_logits_bias(tokenizer):
+@pytest.mark.parametrize("layer", INT8_LAYERS)
+def test_int8_fuses_self_attention_projections_and_folds_the_logits_bias(
+    tokenizer, monkeypatch, layer
+):
+    monkeypatch.setenv("HEEDFUL_INT8", layer)
     float_model = make_model(tokenizer)
     V = float_model.config.tgt_vocab_size
     bias = torch.zeros(V)
@@ -436,9 +445,10 @@ def test_int8_fuses_self_attention_projections_and_folds_the_logits_bias(tokeniz
     float_model.logits_bias = bias
     classes = {id(m): (type(m), m) for m in float_model.modules()}  # m: ids stay unique
     quantized = for_inference(copy.deepcopy(float_model), "int8")
-    assert quantized.logits_bias is None and quantized.generator.bias() is not None
+    bias = quantized.generator.bias
+    assert quantized.logits_bias is None and (bias() if callable(bias) else bias) is not None
     fused = [m for n, m in quantized.named_modules() if n.endswith("self_attn")]
-    dynamic = torch.ao.nn.quantized.dynamic.Linear
+    dynamic = INT8_LAYERS[layer]
     assert fused and all(isinstance(m.qkv_proj, dynamic) for m in fused)
     assert not any(hasattr(m, "q_proj") for m in fused)
     cross = [m for n, m in quantized.named_modules() if n.endswith("cross_attn")]

@@ -6,7 +6,8 @@
 Both give self-attention one product for its queries, keys and values (three products of the
 same input, side by side), and let the output projection add a final logits bias (Marian's) as
 its own bias. The faster layers are modules of their own put where the model's ``nn.Linear``
-layers were: ``OneDNNLinear`` (float32) and PyTorch's dynamic int8 ``Linear``. Training never
+layers were: ``OneDNNLinear`` (float32), and for int8 ``OneDNNInt8Linear`` where the CPU has
+AMX tiles (``onednn_int8_preferred``), else PyTorch's dynamic int8 ``Linear``. Training never
 sees them: ``Translator.load`` builds its model this way, and training's dev translations use a
 copy (``inference_copy``).
 
@@ -17,6 +18,7 @@ measured ran decoding-sized products at half oneDNN's speed or less (bench/decod
 from __future__ import annotations
 
 import copy
+import os
 import warnings
 
 import torch
@@ -31,6 +33,7 @@ from heedful.layers import FeedForward
 QUANTIZATIONS = ("int8",)
 
 _linear_pointwise = getattr(torch.ops.mkldnn, "_linear_pointwise", None)
+_qlinear = getattr(getattr(torch.ops, "onednn", None), "qlinear_pointwise", None)
 
 # oneDNN applies these activations to a product's output as it writes it (a post-op)
 _POST_OPS = {F.relu: ("relu", ""), F.gelu: ("gelu", "none"), F.silu: ("swish", "")}
@@ -55,6 +58,9 @@ def for_inference(model: nn.Module, quantize: str | None = None) -> nn.Module:
     _fold_logits_bias(model)
     for attention in _self_attentions(model):
         attention.fuse_self_projections()
+    if quantize == "int8" and onednn_int8_preferred():
+        _linear_layers_as(model, OneDNNInt8Linear)
+        return model
     if quantize == "int8":
         with warnings.catch_warnings():  # torch deprecates the API in favour of torchao
             warnings.simplefilter("ignore")
@@ -65,17 +71,25 @@ def for_inference(model: nn.Module, quantize: str | None = None) -> nn.Module:
                 inplace=True,
             )
         return model
+    _linear_layers_as(model, OneDNNLinear, sparse_relu_output=True)
+    return model
+
+
+def _linear_layers_as(model: nn.Module, layer: type, sparse_relu_output: bool = False) -> None:
+    """Every ``nn.Linear`` of ``model`` replaced by ``layer(linear)``; a feed-forward layer's
+    activation applied by its first product as it writes, and with ``sparse_relu_output`` a
+    ReLU layer's second product a ``ReLUOutputLinear``."""
     for module in list(model.modules()):
         if isinstance(module, FeedForward) and module.activation in _POST_OPS:
-            if module.activation is F.relu and type(module.w_2) is nn.Linear:
+            relu = module.activation is F.relu
+            if sparse_relu_output and relu and type(module.w_2) is nn.Linear:
                 module.w_2 = ReLUOutputLinear(module.w_2)
-            module.w_1 = OneDNNLinear(module.w_1, post_op=module.activation)
+            module.w_1 = layer(module.w_1, post_op=module.activation)
             module.activation = _identity  # done by the first product, as it writes
     for parent in list(model.modules()):
         for name, child in parent.named_children():
             if type(child) is nn.Linear:
-                setattr(parent, name, OneDNNLinear(child))
-    return model
+                setattr(parent, name, layer(child))
 
 
 def inference_copy(model: nn.Module) -> nn.Module:
@@ -85,6 +99,22 @@ def inference_copy(model: nn.Module) -> nn.Module:
 
 def onednn_available() -> bool:
     return _linear_pointwise is not None and torch.backends.mkldnn.enabled
+
+
+def onednn_int8_preferred() -> bool:
+    """Whether int8 models use ``OneDNNInt8Linear`` rather than PyTorch's dynamic int8 layers:
+    where the CPU has AMX tiles (Intel Xeon since Sapphire Rapids), whose int8 products oneDNN
+    computes 2.5x faster than PyTorch's dynamic int8 layer on the bundled models' output
+    projection (bench/README.md), and the native kernels quantise the inputs. Elsewhere (AMD
+    Zen 4 among them) the dynamic layers stay, as measured there. ``HEEDFUL_INT8=dynamic`` or
+    ``=onednn`` chooses."""
+    choice = os.environ.get("HEEDFUL_INT8", "")
+    if choice not in ("", "dynamic", "onednn"):
+        raise ValueError(f"HEEDFUL_INT8={choice!r}: expected dynamic or onednn")
+    if choice:
+        return choice == "onednn" and _qlinear is not None
+    amx = getattr(torch.cpu, "_is_amx_tile_supported", lambda: False)
+    return _qlinear is not None and amx() and native.available()
 
 
 def is_onednn(model: nn.Module) -> bool:
@@ -118,6 +148,50 @@ class OneDNNLinear(nn.Module):
             self._packed = (version, packed)
         attr, algorithm = self._post_op
         return _linear_pointwise(x, self._packed[1], self.bias, attr, [], algorithm)
+
+    def extra_repr(self) -> str:
+        post = f", post_op={self._post_op[0]}" if self.activation is not None else ""
+        return f"in_features={self.in_features}, out_features={self.out_features}{post}"
+
+
+class OneDNNInt8Linear(nn.Module):
+    """An int8 linear layer computed by oneDNN (with AMX tiles where the CPU has them): the
+    weight int8 with one scale per output row (symmetric, the range of its largest magnitude,
+    as ``quantize_dynamic``'s per-channel weights), packed once; the input quantised at each
+    call to uint8 with one scale and zero point for the whole batch (``native.quantize_u8``,
+    the full 0-255 range, where the dynamic layer keeps 7 bits); the product, its bias and an
+    activation (``post_op``: ReLU, GELU, SiLU) written as float32 in one oneDNN call. As with
+    the dynamic layer, a row's result may depend on the rows beside it (their common scale)."""
+
+    def __init__(self, linear: nn.Linear, post_op=None):
+        super().__init__()
+        self.in_features, self.out_features = linear.in_features, linear.out_features
+        weight = linear.weight.detach().float()
+        scale = (weight.abs().amax(dim=1) / 127.5).clamp_min(torch.finfo(torch.float32).eps)
+        values = (weight / scale[:, None]).round().clamp(-128, 127).to(torch.int8)
+        self.weight_scale, self.weight_zero = scale, torch.zeros_like(scale, dtype=torch.int64)
+        self.packed = torch.ops.onednn.qlinear_prepack(values, None)  # oneDNN's layout
+        bias = linear.bias
+        self.bias = None if bias is None else bias.detach().float().clone()
+        self.activation = post_op
+        self._post_op = _POST_OPS[post_op] if post_op is not None else ("none", "")
+
+    def forward(self, x: Tensor) -> Tensor:
+        rows = x.reshape(-1, self.in_features)
+        if native.handles(rows):
+            values, scale, zero = native.quantize_u8(rows)
+        else:
+            with warnings.catch_warnings():  # torch deprecates quantised tensors
+                warnings.simplefilter("ignore")
+                quantized = torch.quantize_per_tensor_dynamic(
+                    rows.contiguous().float(), torch.quint8, False
+                )
+            values = quantized.int_repr()
+            scale, zero = quantized.q_scale(), quantized.q_zero_point()
+        attr, algorithm = self._post_op
+        y = _qlinear(values, scale, zero, self.packed, self.weight_scale, self.weight_zero,
+                     self.bias, 1.0, 0, torch.float32, attr, [], algorithm)  # fmt: skip
+        return y.view(*x.shape[:-1], self.out_features)
 
     def extra_repr(self) -> str:
         post = f", post_op={self._post_op[0]}" if self.activation is not None else ""

@@ -107,8 +107,8 @@ class Translator:
         quantize: str | None = None,
     ) -> Translator:
         """Load a translation model directory, any format ``heedful.loading`` reads (heedful's,
-        or a Marian / OPUS-MT one saved by HF transformers); ``quantize="int8"``: dynamic int8
-        linear layers (CPU).
+        or a Marian / OPUS-MT one saved by HF transformers); ``quantize="int8"``: int8 linear
+        layers, the inputs quantised at each call (CPU; ``heedful.inference``).
 
         What the process holds once it is loaded (torch's own objects, about 166,000, the
         model, its word list) is moved out of the cyclic garbage collector's reach

@@ -86,7 +86,10 @@ def add_decoding_arguments(parser: argparse.ArgumentParser) -> None:
         "0: no limit",
     )  # fmt: skip
     parser.add_argument(
-        "--quantize", choices=("int8",), help="int8: dynamic quantisation of the linear layers"
+        "--quantize",
+        choices=("int8",),
+        help="int8: int8 linear layers, their inputs quantised at each call (oneDNN's where "
+        "the CPU has AMX, else PyTorch's dynamic layers; HEEDFUL_INT8=dynamic or onednn chooses)",
     )
     parser.add_argument(
         "--workers", type=int, default=1, metavar="N",

@@ -9,6 +9,8 @@ the work, each done in one pass as CTranslate2 does.
   five passes over all K·V of them (log-softmax, mask, add the beams' scores, two top-k).
 - ``relu_linear.c``: a ReLU feed-forward layer's second product from its nonzero inputs only
   (92-97% of them are zero in the bundled models), where a dense product multiplies them all.
+- ``quantize.c``: an int8 product's input quantised to uint8 in two passes, where PyTorch takes
+  four calls (heedful.inference.OneDNNInt8Linear).
 
 They are accelerators with the same numbers, never a requirement: compiled with the machine's C
 compiler (``$CC``, else ``cc``) in about a second, by ``build()`` (the server calls it as it
@@ -227,6 +229,23 @@ def exp_nonpositive(x: Tensor) -> Tensor:
     return out.view(x.shape)
 
 
+def quantize_u8(x: Tensor) -> tuple[Tensor, float, int]:
+    """x (float32 on the CPU, any shape) quantised to uint8 with one scale and zero point for
+    all of it (``quantize.c``): returns (values, scale, zero point), x ≈ (values - zero point)
+    · scale, the range always holding 0."""
+    library = _loaded()
+    flat = x.reshape(-1)
+    if not flat.is_contiguous():
+        flat = flat.contiguous()
+    _check("x", flat, torch.float32, (None,))
+    values = torch.empty(x.shape, dtype=torch.uint8)
+    scale, zero = ctypes.c_double(), ctypes.c_int32()
+    library.heedful_quantize_u8(
+        flat.data_ptr(), flat.numel(), values.data_ptr(), ctypes.byref(scale), ctypes.byref(zero)
+    )
+    return values, scale.value, zero.value
+
+
 def _check(
     name: str,
     x: Tensor,
@@ -325,6 +344,8 @@ def _library() -> ctypes.CDLL | None:
     function.restype = ctypes.c_int
     library.heedful_exp_nonpositive.argtypes = [pointer, pointer, i64]
     library.heedful_exp_nonpositive.restype = None
+    library.heedful_quantize_u8.argtypes = [pointer, i64, pointer, pointer, pointer]
+    library.heedful_quantize_u8.restype = None
     return library
 
 
