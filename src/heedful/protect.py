@@ -112,6 +112,7 @@ from heedful.written import (
     NUMBER,
     english_suffix,
     grouped,
+    is_said_time,
     localise_number,
     on_24_hour_clock,
     spanish_clock_times,
@@ -550,7 +551,7 @@ def protect(
     halves = dict(find_halves(text, source)) if target in UNITS else {}  # "3 años y medio"
     halves = {h: v for h, v in halves.items() if not any(_overlap(h, d) for d in [*dates, *code])}
     dates |= halves
-    clocks = dict(spanish_clock_times(text, source))  # "las 9 y media": "9:30"
+    clocks = dict(spanish_clock_times(text, source, target))  # "las 9 y media": "9:30"
     clocks = {c: v for c, v in clocks.items() if not any(_overlap(c, d) for d in [*dates, *code])}
     dates |= clocks
     acronyms = dict(find_acronyms(text, source, target))  # "la ONU", "the UN"
@@ -918,6 +919,7 @@ def _extent(match: re.Match, span: str, translation: str, *, phone: bool = False
     ):
         return match.start(), tail.end()  # "à +33 6 12 34 56 78 heures": the model read a time
     hours = _TIME.fullmatch(span) or unit or span == "24/7"  # "Open 24/7": "24/7 heures"
+    hours = hours or is_said_time(span)  # "a quarter past three o'clock": "... three"
     if hours and (tail := _HOURS.match(translation, match.end())):
         return match.start(), tail.end()  # "25°C heures" for "It's 25°C outside": "25°C"
     if _TIME.fullmatch(span) and (tail := _NOT_A_TIME.match(translation, match.end())):

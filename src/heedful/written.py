@@ -61,27 +61,54 @@ def spaced_compounds(text: str, language: str | None) -> str:
     return _COMPOUND.sub(spaced, text)
 
 
-def spanish_clock_times(text: str, language: str | None) -> list[tuple[Span, str]]:
+def spanish_clock_times(
+    text: str, language: str | None, target: str | None = None
+) -> list[tuple[Span, str]]:
     """A Spanish time said with its half or quarter after "la" / "las" ("a las 9 y media", "las
     3 y cuarto", "las 9 menos cuarto"), each as its digits ("9:30", "3:15", "8:45"): the
     bundled es -> en model wrote "Son las 3 y media." as "It's 3-thirty.", "a las 9 y media"
     in a sentence as "at 9-thirty", and "a las 9 menos cuarto" as "at a quarter past 9". An
-    hour in words ("las nueve y media": "half past nine") is the model's."""
+    hour in words ("las ocho y cuarto") is written in English words ("a quarter past eight",
+    "half past nine", "a quarter to ten"; in digits into another language): the model wrote
+    "a las ocho y cuarto" as "at eight and room" and "a las diez menos cuarto" as "at a
+    quarter past ten"."""
     lowered = text.lower()
     if language != "es" or "cuarto" not in lowered and "media" not in lowered:
         return []
     out = []
     for m in _SPANISH_CLOCK.finditer(text):
-        hour, part = int(m["hour"]), m["part"].lower()
+        written, part = m["hour"].lower(), m["part"].lower()
+        hour = _SPANISH_HOURS[written] if written in _SPANISH_HOURS else int(written)
         if part == "menos cuarto":
-            out.append((m.span(), f"{hour - 1 or 12}:45"))
+            hour, minutes = hour - 1 or 12, 45
         else:
-            out.append((m.span(), f"{hour}:{'30' if part.endswith('media') else '15'}"))
+            minutes = 30 if part.endswith("media") else 15
+        if written in _SPANISH_HOURS and target == "en":
+            said = {15: "a quarter past {}", 30: "half past {}", 45: "a quarter to {}"}[minutes]
+            said = said.format(_ENGLISH_HOURS[(hour + (minutes == 45)) % 12])
+            out.append((m.span(), said.upper() if m.group().isupper() else said))
+        else:
+            out.append((m.span(), f"{hour}:{minutes:02d}"))
     return out
 
 
+def is_said_time(written: str) -> bool:
+    """Whether ``written`` is a time as ``spanish_clock_times`` says it in English ("a quarter
+    past eight")."""
+    return _SAID_TIME.fullmatch(written) is not None
+
+
+_SAID_TIME = re.compile(r"(?:a quarter (?:past|to)|half past) [a-z]+", re.IGNORECASE)
+_SPANISH_HOURS = {
+    word: hour
+    for hour, word in enumerate(
+        "una dos tres cuatro cinco seis siete ocho nueve diez once doce".split(), start=1
+    )
+}
+_ENGLISH_HOURS = "twelve one two three four five six seven eight nine ten eleven".split()
 _SPANISH_CLOCK = re.compile(
-    r"(?:(?<=\bla )|(?<=\blas ))(?P<hour>1[0-9]|2[0-4]|0?[1-9]) "
+    r"(?:(?<=\bla )|(?<=\blas ))"
+    rf"(?P<hour>1[0-9]|2[0-4]|0?[1-9]|{'|'.join(_SPANISH_HOURS)}) "
     r"(?P<part>y media|y cuarto|menos cuarto)(?!\w)",
     re.IGNORECASE,
 )
