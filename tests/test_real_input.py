@@ -454,6 +454,26 @@ def test_french_elides_before_a_vowel(bundled):
     ]
 
 
+def test_french_puts_a_city_after_a_not_en(bundled):
+    from heedful.names import cities
+    from heedful.typography import at_a_city
+
+    assert {"Chicago", "Los Angeles", "Madrid"} <= cities()
+    assert not {"France", "Mexico", "California", "Python"} & cities()  # countries, regions
+    assert at_a_city("Il fait froid en Chicago en hiver.", "fr") == (
+        "Il fait froid à Chicago en hiver."
+    )
+    assert at_a_city("En Los Angeles, il vit.", "fr") == "À Los Angeles, il vit."
+    for left in ("Je vis en France.", "Il va en Mexico.", "C'est écrit en Python.", "J'en ai."):
+        assert at_a_city(left, "fr") == left
+    assert at_a_city("en Chicago", "es") == "en Chicago"  # French only
+    source = "It's very cold in Chicago in winter."
+    found = bundled["en-fr"].translate([source], alignments=True)[0]
+    assert found.text == "Il fait très froid à Chicago en hiver.", found.text  # before: "en"
+    assert all(source[slice(*k.source)] == k.source_word for k in found.alignment)
+    assert all(found.text[slice(*k.target)] == k.target_word for k in found.alignment)
+
+
 def test_a_placeholder_the_translation_lacks_is_carried_after_the_word_before_it():
     protected = protect(f"Escribe a {EMAIL} mañana.")
     source = Unreadable(protected.text.split(), [], [])
@@ -1818,7 +1838,7 @@ def test_a_spanish_time_with_its_half_or_quarter_is_written_in_digits(bundled):
         ("9 y media", "9:30"), ("3 y cuarto", "3:15"), ("1 menos cuarto", "12:45")
     ]  # fmt: skip
     assert times("SON LAS 10 Y MEDIA.") == [("10 Y MEDIA", "10:30")]
-    assert times("Tengo 3 y media manzanas; las nueve y media.") == []  # no clock; in words
+    assert times("Tengo 3 y media manzanas.") == []  # no clock
     assert spanish_clock_times("at 9 y media", "en") == []
     # before: "... at 9-thirty.", "It's 3-thirty.", "I come at a quarter past 9." (8:45)
     assert bundled["es-en"].translate(
@@ -1826,6 +1846,31 @@ def test_a_spanish_time_with_its_half_or_quarter_is_written_in_digits(bundled):
          "Llego a las 9 menos cuarto.", "SON LAS 3 Y MEDIA."]
     ) == ["My flight leaves at 7 and arrived in London at 9:30.", "It's 3:30.",
           "I arrived at 8:45.", "IT'S 3:30."]  # fmt: skip
+
+
+def test_a_spanish_hour_in_words_with_its_quarter_or_half_is_said_in_english_words(bundled):
+    from heedful.written import spanish_clock_times
+
+    def times(text, target):
+        return [(text[a:b], t) for (a, b), t in spanish_clock_times(text, "es", target)]
+
+    text = "A las ocho y cuarto, a las diez menos cuarto o a la una y media; las 9 y media."
+    assert times(text, "en") == [
+        ("ocho y cuarto", "a quarter past eight"), ("diez menos cuarto", "a quarter to ten"),
+        ("una y media", "half past one"), ("9 y media", "9:30"),
+    ]  # fmt: skip
+    assert [t for _, t in times(text, "fr")] == ["8:15", "9:45", "1:30", "9:30"]
+    assert times("a la una menos cuarto", "en") == [("una menos cuarto", "a quarter to one")]
+    assert times("A LAS DOCE Y MEDIA", "en") == [("DOCE Y MEDIA", "HALF PAST TWELVE")]
+    assert times("Tengo tres y media manzanas.", "en") == []  # no "las": no clock
+    # before: "... at eight and room.", "... at a quarter past ten." (9:45), "We arrived in
+    # 1:30."; and the model's "o'clock" after its placeholder goes: "Son las 12." -> "It's 12
+    # o'clock."
+    assert bundled["es-en"].translate(
+        ["La película empieza a las ocho y cuarto.", "El tren sale a las diez menos cuarto.",
+         "Llegamos a la una y media.", "Son las cinco menos cuarto."]
+    ) == ["The movie begins at a quarter past eight.", "The train leaves at a quarter to ten.",
+          "We arrived at half past one.", "It's a quarter to five."]  # fmt: skip
 
 
 def test_hours_from_one_time_to_another_with_a_dash_are_one_span(bundled):

@@ -380,6 +380,25 @@ def places(language: str) -> frozenset[str]:
     return frozenset(words)
 
 
+_ZONE_REGIONS = {"Africa", "America", "Asia", "Atlantic", "Europe", "Indian", "Pacific"}
+
+
+@cache
+def cities() -> frozenset[str]:
+    """The cities of the IANA time zones ("Chicago", "Los Angeles", "Paris"), without the ones
+    that Faker's address providers list as countries, states or regions too ("Mexico"): places
+    that French puts after "à", never "en"."""
+    named = set()
+    for zone in zoneinfo.available_timezones():
+        region, _, city = zone.partition("/")
+        city = city.rpartition("/")[2].replace("_", " ")
+        if region in _ZONE_REGIONS and not city.isupper():  # not "US/Aleutian", "Australia/ACT"
+            named.add(city)
+    locales = ("en", *PERSON_LOCALES.get("en", ()), *PERSON_LOCALES.get("fr", ()))
+    larger = set(_faker_lists("address", locales, [a for a in PLACE_LISTS if a != "cities"]))
+    return frozenset(named - larger)
+
+
 def _faker_names(language: str, attributes: tuple[str, ...], opening: bool = False) -> list[str]:
     """The words of the names the locales' person providers list as ``attributes``; with
     ``opening``, each name's first word only."""

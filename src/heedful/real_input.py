@@ -68,6 +68,7 @@ from heedful.textmap import Span
 from heedful.typography import (
     EQUIVALENTS,
     after_quoted_speech,
+    at_a_city,
     closed_quote,
     curl,
     elided,
@@ -618,6 +619,7 @@ def finish(
     text = cased if protected is None else protected.restore(cased)
     if translator.protect_spans:
         text = elided(text, translator.target_language)  # "de enfants" -> "d'enfants"
+        text = at_a_city(text, translator.target_language)  # "en Chicago" -> "à Chicago"
     text = closed_quote(text, prepared.text)
     text = exclaimed(text, prepared.sentence, translator.target_language)  # "Thanks!", not "."
     text = stated(text, prepared.sentence)  # "Tourne à gauche.", not "!", for "Turn left."

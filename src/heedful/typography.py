@@ -26,6 +26,7 @@ import unicodedata
 from collections.abc import Callable
 
 from heedful.casing import opens_capitalised
+from heedful.names import cities
 from heedful.textmap import Span
 
 # each typographic character and the plain one a model may know instead
@@ -208,6 +209,28 @@ def elided(translation: str, language: str | None) -> str:
     if language != "fr" or not _UNELIDED.search(translation):
         return translation
     return _UNELIDED.sub(_elide, translation)
+
+
+def at_a_city(translation: str, language: str | None) -> str:
+    """A French ``translation`` with "en" before a city's name as "à" (heedful.names.cities):
+    French puts a city after "à", a country or region after "en"; the bundled en -> fr model
+    wrote "Il fait très froid en Chicago en hiver." and "Il pleut beaucoup en Seattle." where
+    weather sentences taught it "en France", "en hiver". Any other text as it is."""
+    if language != "fr" or not _EN_A_NAME.search(translation):
+        return translation
+
+    def mended(found: re.Match) -> str:
+        place = found["place"].replace("\u00a0", " ")
+        if place not in cities() and place.split()[0] not in cities():
+            return found.group()
+        return ("À" if found["en"][0] == "E" else "à") + found.group()[2:]
+
+    return _EN_A_NAME.sub(mended, translation)
+
+
+_EN_A_NAME = re.compile(
+    r"(?<![\w'’-])(?P<en>[Ee]n)(?=[ \u00a0]+(?P<place>[A-Z][\w'’-]*(?:[ \u00a0][A-Z][\w'’-]*)?))"
+)
 
 
 def _elide(found: re.Match) -> str:
