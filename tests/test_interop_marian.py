@@ -24,6 +24,7 @@ from transformers import MarianConfig, MarianMTModel
 from transformers import MarianTokenizer as HFMarianTokenizer
 
 from heedful.cli import main
+from heedful.inference import OneDNNInt8Linear, for_inference
 from heedful.interop.marian import (
     MarianTokenizer,
     is_marian_dir,
@@ -387,3 +388,24 @@ def test_unsupported_configurations_are_refused():
         marian_config({**base, "activation_function": "tanh"})
     with pytest.raises(ValueError, match="model_type"):
         marian_config({**base, "model_type": "bart"})
+
+
+@pytest.mark.parametrize("layer", ["dynamic", "onednn"])
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_an_imported_model_in_int8_stays_close_to_its_float_logits(root, shape, layer, monkeypatch):
+    # swish, GELU and ReLU feed-forward layers (oneDNN applies them as it writes), Marian's logits
+    # bias folded into the output projection's
+    _built(shape, str(root))
+    monkeypatch.setenv("HEEDFUL_INT8", layer)
+    float_model, tokenizer, _ = load_marian_model(root / shape)
+    int8_model = for_inference(load_marian_model(root / shape)[0], "int8")
+    wanted = {"dynamic": torch.ao.nn.quantized.dynamic.Linear, "onednn": OneDNNInt8Linear}[layer]
+    assert any(isinstance(m, wanted) for m in int8_model.modules())
+    src = pad_batch(tokenizer.encode_batch(sources()[:6]), float_model.config.pad_id)
+    tgt = torch.randint(3, float_model.config.tgt_vocab_size, (src.shape[0], 9),
+                        generator=torch.Generator().manual_seed(2))  # fmt: skip
+    tgt[:, 0] = float_model.config.start_id
+    with torch.inference_mode():
+        a, b = float_model(src, tgt), int8_model(src, tgt)
+    a, b = (getattr(x, "logits", x) for x in (a, b))
+    assert torch.nn.functional.cosine_similarity(a.flatten(), b.flatten(), dim=0) > 0.99
