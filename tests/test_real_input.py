@@ -454,6 +454,23 @@ def test_french_elides_before_a_vowel(bundled):
     ]
 
 
+def test_a_full_name_in_title_case_is_a_name(bundled):
+    from heedful.names import full_names, people
+
+    def names(text):
+        return [text[a:b] for a, b in full_names(text, people("en"))]
+
+    assert names("Best regards, Anna Brown.") == ["Anna Brown"]
+    assert names("John Paul Smith Went Home") == ["John Paul Smith"]
+    for none in ("Tom Went Home", "The Old Man And The Sea", "Rose Garden Party", "Anna"):
+        assert names(none) == [], none
+    # before: "Anna marron.", "Cordialement, Anna marron." (a line in Title Case: "Brown" read
+    # as the colour)
+    assert bundled["en-fr"].translate(["Anna Brown.", "Best regards, Anna Brown."]) == [
+        "Anna Brown.", "Cordialement, Anna Brown."
+    ]  # fmt: skip
+
+
 def test_french_puts_a_city_after_a_not_en(bundled):
     from heedful.names import cities
     from heedful.typography import at_a_city

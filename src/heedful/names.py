@@ -339,6 +339,31 @@ class People:
         return bool(words) and words[0].capitalize() in self.women
 
 
+def full_names(text: str, known: People) -> list[Span]:
+    """The people's names of a line in Title Case, where every word is capitalised and a
+    capital says nothing: a first name and the names after it ("Anna Brown", "John Paul Smith";
+    heedful.real_input leaves the other words to the model, which gave "Anna marron" for the
+    end of "Best regards, Anna Brown.")."""
+    words = list(_WORD.finditer(text))
+    out, k = [], 0
+    while k < len(words):
+        last = k
+        if words[k].group() in known.first:
+            while (
+                last + 1 < len(words)
+                and words[last + 1].start() == words[last].end() + 1  # one space between
+                and words[last + 1].group() in known.names
+            ):
+                last += 1
+        if last > k:
+            out.append((words[k].start(), words[last].end()))
+        k = last + 1
+    return out
+
+
+_WORD = re.compile(r"(?<![\w'’-])[^\W\d_][^\W\d_'’-]*(?![\w'’-])")
+
+
 @cache
 def people(language: str) -> People:
     """``language``'s ``People`` ("*": many languages'); none for a language ``PERSON_LOCALES``

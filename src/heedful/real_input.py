@@ -50,6 +50,7 @@ from heedful.explain.alignment_spans import WordLink, copied, in_order
 from heedful.explain.words import STANDALONE, to_words
 from heedful.formulas import letter_formula
 from heedful.names import (
+    full_names,
     mixed_case,
     people,
     places,
@@ -488,6 +489,8 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
             if lexicon is not None:
                 names += lexicon.unread_acronyms(sentence)  # "la NASA"
             extra += quoted_titles(sentence, source)  # '"The Lord of the Rings"'
+        elif translator.protect_names:  # Title Case: a capital says nothing but in full names
+            names = full_names(sentence, people(source))  # "Anna Brown" ("Anna marron")
         if source == "en":  # "Halima's money": "Mary's money", not "Mary money"
             names = [_without_possessive(sentence, span) for span in names]
         if not capitals:  # "J.K. Rowling", "George W. Bush": the initials with the name
