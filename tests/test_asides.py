@@ -69,6 +69,17 @@ def test_an_aside_s_translation_keeps_its_small_opening_and_lack_of_a_full_stop(
     assert as_aside("lunes", "Monday.", "en") == "Monday"
     assert as_aside("yo también", "I'm too.", "en") == "I'm too"
     assert as_aside("lundi", "Monday.", "fr") == "monday"  # French has no such rule for it
+    # English capitalises "I" and the weekdays wherever they are: no sign of a sentence's start
+    assert as_aside("I think", "Je pense.", "fr") == "je pense"
+    assert as_aside("I'm writing", "J'écris.", "fr") == "j'écris"
+    assert as_aside("Monday works", "Lundi marche.", "fr") == "lundi marche"
+    assert as_aside("It works", "Ça marche.", "fr") == "Ça marche"  # capitalised as written
+
+
+def test_a_letter_s_sentence_after_its_greeting_goes_on_in_lower_case(en_fr):
+    # before: "Cher M. Smith, J'écris pour confirmer ..."
+    found = en_fr.translate(["Dear Mr. Smith, I am writing to confirm your order."])
+    assert found[0].startswith("Cher M. Smith, j'écris pour confirmer "), found[0]
 
 
 def test_a_sentence_with_an_aside_translates_whole_and_its_links_index_the_texts(en_fr):

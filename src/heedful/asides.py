@@ -153,7 +153,9 @@ def as_aside(
     first = _WORD.match(translation)
     always = {"I", *MONTHS.get(target or "", ()), *WEEKDAYS.get(target or "", ())}
     capital = first is not None and (first.group() in always or first.group().split("'")[0] == "I")
-    opens_small = source[:1].islower()
+    # "I", "Monday", "May" open a sentence going on as they do any ("Dear Mr. Smith, I am
+    # writing ..." gave "Cher M. Smith, J'écris ...")
+    opens_small = source[:1].islower() or _ALWAYS_CAPITALISED.match(source) is not None
     rest = first.group()[1:] if first else ""  # not an acronym's ("USA"): "S'il" -> "s'il"
     acronym = rest != "" and rest == rest.upper()  # "À la gare" is none: "à la gare"
     if opens_small and not capital and translation[:1].isupper() and not acronym:
