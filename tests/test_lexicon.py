@@ -84,6 +84,18 @@ def test_capitalised_words_never_read_are_names_with_their_capitalised_neighbour
     assert SPANISH.knows("vera") and not SPANISH.knows("vera", accents=False)
 
 
+def test_a_first_word_that_shares_its_stem_with_a_word_read_is_a_form_of_it_not_a_name():
+    read = Lexicon.count(["Tom tarda mucho.", "Me llamo Tom.", "Habitación doble."])
+    # "Tardamos" (never read) opens as "tarda", which the model read: a verb's form. Before:
+    # "Tardamos tres horas." -> "Tardamos three hours." (kept from the model as a name)
+    assert read.unseen_names("Tardamos tres horas.") == []
+    assert read.unseen_names("Me llamo Tardamos.") == [(9, 17)]  # inside: a name all the same
+    assert read.unseen_names("Habibu vino.") == [(0, 6)]  # nothing read opens with "habib"
+    assert read.unseen_names("Kwame vino.") == [(0, 5)]  # five letters: too short to tell
+    people = People(names=frozenset({"Tardamos"}), first=frozenset({"Tardamos"}))
+    assert read.unseen_names("Tardamos vino.", people) == [(0, 8)]  # a person's name stays one
+
+
 def test_each_word_s_count_is_written_after_a_tab_and_a_list_without_counts_still_loads(
     tmp_path,
 ):

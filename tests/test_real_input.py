@@ -1840,9 +1840,10 @@ def test_a_placeholder_the_model_wrote_twice_is_put_back_once(bundled):
     source = "We arrive in Paris on August 3 and stay until the 10th."
     assert all(source[slice(*k.source)] == k.source_word for k in found.alignment)
     assert all(found.text[slice(*k.target)] == k.target_word for k in found.alignment)
-    assert bundled["es-en"].translate(["Valorado con 4,5 de 5 estrellas por 1.234 clientes."]) == [
-        "Valorado with 4.5 of 5 stars for 1,234 customers."
-    ]
+    (rated,) = bundled["es-en"].translate(["Valorado con 4,5 de 5 estrellas por 1.234 clientes."])
+    # its first word is the model's to read ("Valorado", a form of "valor"; it reads it wrong)
+    assert rated.endswith(" with 4.5 of 5 stars for 1,234 customers."), rated
+    assert rated.count("4.5") == 1, rated
 
 
 def test_a_spanish_time_with_its_half_or_quarter_is_written_in_digits(bundled):

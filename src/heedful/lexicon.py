@@ -43,6 +43,7 @@ uses follow:
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 import unicodedata
@@ -177,6 +178,9 @@ class Lexicon:
             else:
                 person = self._person(word, people, inside)
                 never = not self.knows(word, accents=False) and not self._contracted(word)
+                # a sentence's first word, no person's, that shares its stem with a word the
+                # model read is a form of that word ("Tardamos tres horas": "tardar", "tarda")
+                never = never and (inside or word in people.names or not self._inflected(word))
                 never = never and self.usual_words(word, "en") == word  # not "Theatre", "Thx"
                 never = never and self.usual_words(word, "es") == word  # not "Porfa"
                 seeds.append(never or person)  # "Vera", not "verá"; "Im" is "I'm"
@@ -435,6 +439,21 @@ class Lexicon:
                 head = head[0].upper() + head[1:] if word[0].isupper() else head
                 return f"{head}'{clitic}"
         return None
+
+    def _inflected(self, word: str) -> bool:
+        """Whether ``word`` (six letters or more) is, by its first letters, another form of a
+        word the model read: one that opens with all of ``word`` but its last three letters, and
+        at least five ("tardamos": "tarda"; not "Habibu": no word opens with "habib")."""
+        low = word.lower()
+        if len(low) < 6 or not low.isalpha():
+            return False
+        stem = low[: max(5, len(low) - 3)]
+        at = bisect.bisect_left(self._sorted, stem)
+        return at < len(self._sorted) and self._sorted[at].startswith(stem)
+
+    @cached_property
+    def _sorted(self) -> list[str]:
+        return sorted(self._known)
 
     def _contracted(self, word: str) -> bool:
         """Whether ``word`` is a contraction typed without its apostrophe in a language of
