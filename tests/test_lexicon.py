@@ -346,7 +346,12 @@ def test_an_apostrophe_casual_typing_left_out_is_put_back():
     assert restored("a bee hive") == "a bee hive" and "hive" not in english.words
     # a word read stays as it is
     assert restored("the dragons carve a tablet") == "the dragons carve a tablet"
-    assert restored("its late, ill go, id like it") == "its late, ill go, id like it"
+    assert restored("its late, id like it") == "its late, id like it"
+    # but "ill" opening a clause, before a word, is "I'll" ("ill let u know" gave "malade ...")
+    assert restored("its late, ill go. ok ill call") == "its late, I'll go. ok I'll call"
+    assert restored("ill be there") == "I'll be there"
+    for ill in ("i feel ill today", "he fell ill and left", "the ill man", "ill."):
+        assert restored(ill) == ill
     assert english.restore_apostrophes("i dont know", "es") == "i dont know"  # no clitics
     # a contraction is no name, capitalised or typed in lower case ("Cant" is a surname)
     assert english.unseen_names("Im here.") == []
@@ -359,8 +364,10 @@ def test_casual_typing_without_apostrophes_is_translated_as_with_them(bundled):
     """The bundled en -> fr model read "i dont know" as "J'ai beau savoir" and "he cant swim"
     as "Il nage cant."."""
     en_fr = bundled["en-fr"]
-    found = en_fr.translate(["i dont know what to do", "he cant swim"])
-    assert found == en_fr.translate(["i don't know what to do", "he can't swim"]), found
+    found = en_fr.translate(["i dont know what to do", "he cant swim", "ill call you later"])
+    assert found == en_fr.translate(
+        ["i don't know what to do", "he can't swim", "i'll call you later"]
+    ), found
     assert "ne sais pas" in found[0] and "ne sait pas" in found[1], found
 
 

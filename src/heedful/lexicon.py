@@ -419,6 +419,8 @@ class Lexicon:
         word and a clitic of ``language`` (``contraction``: "dont" -> "don't", "im" -> "I'm")."""
         if not CLITICS.get(language or ""):
             return text
+        if language == "en" and "ill " in text:  # a word the model read: "I'll" by its place
+            text = _ILL.sub("I'll", text)
         return _PART.sub(lambda m: self.contraction(m.group(), language) or m.group(), text)
 
     def contraction(self, word: str, language: str | None) -> str | None:
@@ -526,6 +528,16 @@ ENGLISH_CHAT = {
     # see ya" "L'huile s'est calmé dans le ya." (contractions' own "cya" is "see ya")
     "omw": "on my way", "sry": "sorry", "ya": "you", "cya": "see you", "ttyl": "talk to you later",
 }  # fmt: skip
+
+
+# "ill" opening a clause before a word in lower case is "I'll" typed without its apostrophe
+# ("not sure i can make it, ill let u know later" gave "malade vous le faire savoir"): the
+# adjective follows a verb or an adverb ("I feel ill", "fell ill", "very ill")
+_ILL = re.compile(
+    r"(?:^|(?<=[,;.!?] )|"
+    + "|".join(rf"(?<=\b{w} )" for w in "and but so then ok okay yeah yes maybe".split())
+    + r")ill(?= [a-z])"
+)
 
 
 # the list's "ur" is "you are", but chat writes "your" with it as often: "ur car is nice" gave
