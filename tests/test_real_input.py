@@ -1528,6 +1528,9 @@ def test_a_heading_or_a_list_item_gets_no_full_stop_its_source_lacks():
     assert unended("Hello.", "Hola.") == "Hello."  # the source has its own
     assert unended("Merci. ❤️", "Gracias ❤️") == "Merci. ❤️"  # the source ends in no letter
     assert unended("¡Hola!", "Hello") == "¡Hola!" and unended("Etc...", "Etc") == "Etc..."
+    # after an amount's symbol too ("... PLUS DE 50 $." for "... ORDERS OVER $50")
+    assert unended("Plus de 50 $.", "Over $50") == "Plus de 50 $"
+    assert unended("Remise de 20 %.", "20% off") == "Remise de 20 %"
     # emoticons ending the source and the translation are looked past
     assert unended("Merci pour ton aide. :)", "Thanks for your help :)") == "Merci pour ton aide :)"
     assert unended("Je suis heureux ! :D ;)", "I'm happy :D ;)") == "Je suis heureux :D ;)"
@@ -1932,6 +1935,9 @@ def test_an_amount_takes_in_the_hours_the_model_wrote_after_it():
     assert protected.restore(f"Ça coûte {number} dollars.") == "Ça coûte 5 $."
     # and "for orders over 100" as an age: "pour les ordres plus de 100 ans"
     assert protected.restore(f"Plus de {number} ans.") == "Plus de 5 $."
+    # in capitals too ("FREE SHIPPING ON ORDERS OVER $50" gave "... DE PLUS DE 50 $ ANS")
+    assert protected.restore(f"PLUS DE {number} ANS") == "PLUS DE 5 $"
+    assert protected.restore(f"EN {number} JOURS") == "EN 5 $ JOURS"  # a price, not a time
 
 
 @pytest.mark.parametrize(
@@ -1943,6 +1949,7 @@ def test_an_amount_takes_in_the_hours_the_model_wrote_after_it():
         ("It is 25°C outside.", "25°C dehors", "heures"),  # "Il est 25°C heures dehors"
         ("It costs $5 at the market.", "5 $ au marché", "heures"),  # "5 $ heures au marché"
         ("Shipping is free for orders over $50.", "50 $", "ans"),  # "plus de 50 $ ans"
+        ("FREE SHIPPING ON ORDERS OVER $50", "50 $", "ANS"),  # "PLUS DE 50 $ ANS"
         ("Open 24/7", "24/7", "heures"),  # "Ouvrez 24/7 heures"
         ("Dimensions: 120 x 60 x 75 cm.", "120 x 60 x 75 cm", "60 120"),  # "120 60 120 75 cm"
     ],

@@ -934,10 +934,13 @@ _TIME = re.compile(
 )  # "15:30", "3pm", "9:30-17:30"
 # what the model wrote after a time's placeholder, read as another number: "100 jours", "100
 # degrés" (the bundled en -> fr model's "9:00-17:00 jours", "17:00 9:00 degrés")
-_NOT_A_TIME = re.compile(r" (?:jours?|days?|d[ií]as?|degr[ée]s|degrees?|grados?)(?!\w)")
+_NOT_A_TIME = re.compile(
+    r" (?:jours?|days?|d[ií]as?|degr[ée]s|degrees?|grados?)(?!\w)", re.IGNORECASE
+)  # in capitals too
 
 _MINUTES = re.compile(r":\d\d(?!\d)")
-_YEARS_WORD = re.compile(r" (?:ans|années|años)(?!\w)")
+# in capitals too: "FREE SHIPPING ON ORDERS OVER $50" gave "... DE PLUS DE 50 $ ANS"
+_YEARS_WORD = re.compile(r" (?:ans|années|años)(?!\w)", re.IGNORECASE)
 _HOURS = re.compile(r" (?:heures?|h|horas?|hours?|o'clock)(?!\w)", re.IGNORECASE)  # in capitals too
 # how a time on the hour is written in a language that writes a word after it ("15 h")
 HOUR_WORD = {"fr": " h"}

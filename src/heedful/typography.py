@@ -128,7 +128,8 @@ def unended(translation: str, source: str) -> str:
     return _ADDED_END.sub("", translation)
 
 
-_ADDED_END = re.compile(r"(?<=[^\W_])\s?[.!?]$")  # "pommes !", "Ana." (not "etc...")
+# "pommes !", "Ana.", "50 $." (not "etc...")
+_ADDED_END = re.compile(r"(?<=[^\W_]|[%°€$£¥])\s?[.!?]$")
 
 
 def exclaimed(translation: str, source: str, target: str | None) -> str:
