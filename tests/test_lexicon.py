@@ -94,6 +94,12 @@ def test_a_first_word_that_shares_its_stem_with_a_word_read_is_a_form_of_it_not_
     assert read.unseen_names("Kwame vino.") == [(0, 5)]  # five letters: too short to tell
     people = People(names=frozenset({"Tardamos"}), first=frozenset({"Tardamos"}))
     assert read.unseen_names("Tardamos vino.", people) == [(0, 8)]  # a person's name stays one
+    # accents aside, and the pronouns after a verb left out: "Cómpratelo" is "compra" + "te"
+    # + "lo" (before: "Cómpratelo si te gusta." -> "Cómpratelo if you like it.")
+    read = Lexicon.count(["Tom compra pan.", "Apunta esto."])
+    assert read.unseen_names("Cómpratelo si te gusta.") == []
+    assert read.unseen_names("Apúntate ya.") == []
+    assert read.unseen_names("Compostela vino.") == [(0, 10)]  # "compos": no word read
 
 
 def test_each_word_s_count_is_written_after_a_tab_and_a_list_without_counts_still_loads(
@@ -533,3 +539,12 @@ def test_block_diagonal():
     out = block_diagonal([a, b])
     assert out.shape == (1, 1, 3, 4) and out.sum() == 8 and out[0, 0, 2, 3] == 2
     assert block_diagonal([a, None]) is None
+
+
+def test_a_verb_opening_a_sentence_is_translated_not_kept_as_a_name(bundled):
+    # before: "Tardamos three and a half hours in arriving.", "Cómpratelo if you like it.",
+    # "Is Cierro the door?" (a dev sentence; its reference: "Shall I close the door?")
+    assert bundled["es-en"].translate(
+        ["Tardamos tres horas y media en llegar.", "Cómpratelo si te gusta.", "¿Cierro la puerta?"]
+    ) == ["We took three and a half hours to arrive.", "Buy it if you like it.",
+          "Shall I close the door?"]  # fmt: skip

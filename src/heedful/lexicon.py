@@ -445,17 +445,25 @@ class Lexicon:
     def _inflected(self, word: str) -> bool:
         """Whether ``word`` (six letters or more) is, by its first letters, another form of a
         word the model read: one that opens with all of ``word`` but its last three letters, and
-        at least five ("tardamos": "tarda"; not "Habibu": no word opens with "habib")."""
-        low = word.lower()
+        at least five ("tardamos": "tarda"; not "Habibu": no word opens with "habib"), accents
+        aside and with up to two Spanish pronouns after a verb left out ("Apúntate": "apunta",
+        "Cómpratelo": "compra")."""
+        low = strip_accents(word.lower())
         if len(low) < 6 or not low.isalpha():
             return False
-        stem = low[: max(5, len(low) - 3)]
-        at = bisect.bisect_left(self._sorted, stem)
-        return at < len(self._sorted) and self._sorted[at].startswith(stem)
+        forms = [low]
+        for _ in range(2):
+            forms += [f[: -len(p)] for f in forms[-1:] for p in _ENCLITICS if f.endswith(p)][:1]
+        return any(self._opens_a_word(f[: max(5, len(f) - 3)]) for f in forms if len(f) >= 5)
+
+    def _opens_a_word(self, stem: str) -> bool:
+        at = bisect.bisect_left(self._bare_sorted, stem)
+        return at < len(self._bare_sorted) and self._bare_sorted[at].startswith(stem)
 
     @cached_property
-    def _sorted(self) -> list[str]:
-        return sorted(self._known)
+    def _bare_sorted(self) -> list[str]:
+        """The words read, without their accents, in order."""
+        return sorted({strip_accents(w) for w in self._known})
 
     def _contracted(self, word: str) -> bool:
         """Whether ``word`` is a contraction typed without its apostrophe in a language of
@@ -463,6 +471,8 @@ class Lexicon:
         return any(self.contraction(word, language) for language in CLITICS)
 
 
+# the pronouns Spanish writes after an imperative, an infinitive or a gerund, longest first
+_ENCLITICS = ("nos", "los", "las", "les", "me", "te", "se", "lo", "la", "le", "os")
 # the woman's placeholder (heedful.protect.WOMEN's first), which stands for herself
 WOMAN_PLACEHOLDER = "Mary"
 # the clitics a language writes after an apostrophe, that casual typing leaves it out of, and
