@@ -224,7 +224,7 @@ def at_a_city(translation: str, language: str | None) -> str:
         place = found["place"].replace("\u00a0", " ")
         if place not in cities() and place.split()[0] not in cities():
             return found.group()
-        return ("À" if found["en"][0] == "E" else "à") + found.group()[2:]
+        return "À" if found["en"] == "En" else "à"
 
     return _EN_A_NAME.sub(mended, translation)
 
