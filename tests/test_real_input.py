@@ -1849,11 +1849,11 @@ def test_a_placeholder_the_model_wrote_twice_is_put_back_once(bundled):
     assert rated.count("4.5") == 1, rated
 
 
-def test_a_spanish_time_with_its_half_or_quarter_is_written_in_digits(bundled):
+def test_a_spanish_time_with_its_half_or_quarter_is_written_in_digits_or_english_words(bundled):
     from heedful.written import spanish_clock_times
 
-    def times(text):
-        return [(text[a:b], t) for (a, b), t in spanish_clock_times(text, "es")]
+    def times(text, target=None):
+        return [(text[a:b], t) for (a, b), t in spanish_clock_times(text, "es", target)]
 
     assert times("A las 9 y media, a las 3 y cuarto o a la 1 menos cuarto.") == [
         ("9 y media", "9:30"), ("3 y cuarto", "3:15"), ("1 menos cuarto", "12:45")
@@ -1867,14 +1867,7 @@ def test_a_spanish_time_with_its_half_or_quarter_is_written_in_digits(bundled):
          "Llego a las 9 menos cuarto.", "SON LAS 3 Y MEDIA."]
     ) == ["My flight leaves at 7 and arrived in London at 9:30.", "It's 3:30.",
           "I arrived at 8:45.", "IT'S 3:30."]  # fmt: skip
-
-
-def test_a_spanish_hour_in_words_with_its_quarter_or_half_is_said_in_english_words(bundled):
-    from heedful.written import spanish_clock_times
-
-    def times(text, target):
-        return [(text[a:b], t) for (a, b), t in spanish_clock_times(text, "es", target)]
-
+    # an hour in words is said in English words, in digits into another language
     text = "A las ocho y cuarto, a las diez menos cuarto o a la una y media; las 9 y media."
     assert times(text, "en") == [
         ("ocho y cuarto", "a quarter past eight"), ("diez menos cuarto", "a quarter to ten"),
