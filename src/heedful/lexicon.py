@@ -451,9 +451,12 @@ class Lexicon:
         low = strip_accents(word.lower())
         if len(low) < 6 or not low.isalpha():
             return False
-        forms = [low]
+        forms = [low]  # "compratelo", "comprate", "compra"
         for _ in range(2):
-            forms += [f[: -len(p)] for f in forms[-1:] for p in _ENCLITICS if f.endswith(p)][:1]
+            pronoun = next((p for p in _ENCLITICS if forms[-1].endswith(p)), None)
+            if pronoun is None:
+                break
+            forms.append(forms[-1][: -len(pronoun)])
         return any(self._opens_a_word(f[: max(5, len(f) - 3)]) for f in forms if len(f) >= 5)
 
     def _opens_a_word(self, stem: str) -> bool:
