@@ -5,10 +5,13 @@ kept (RUN/alignments.txt, whose fingerprint must match those pairs).
 
     python scripts/linked_words.py RUN [--out MODEL_DIR]    (default: RUN itself)
     python scripts/linked_words.py --config configs/X.yaml --out MODEL_DIR
+    python scripts/linked_words.py --config configs/X.yaml --out MODEL_DIR --own
 
 With ``--config`` (a run whose directory is gone: the run config it was trained with), the pairs
 are aligned with eflomal again, as ``heedful train`` aligns them; eflomal samples, so these are
-not exactly the links the run trained on.
+not exactly the links the run trained on. With ``--own`` the model in MODEL_DIR aligns them
+itself (heedful.explain.linked_words.own: its recorded method without the table, the spelling
+or a blend, linking by ``--links``): a table from the model alone.
 """
 
 from __future__ import annotations
@@ -31,6 +34,10 @@ def main() -> None:
     parser.add_argument("run", type=Path, nargs="?")
     parser.add_argument("--config", type=Path, help="the run config, where the run is gone")
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--own", action="store_true", help="the model in --out aligns the pairs")
+    parser.add_argument(
+        "--links", default="grow-diag-final-and", help="with --own (default: %(default)s)"
+    )
     args = parser.parse_args()
     if (args.run is None) == (args.config is None):
         parser.error("give a run directory or --config FILE (not both)")
@@ -45,6 +52,10 @@ def main() -> None:
     text, _ = normalize_pairs(text.head(data.train_pairs))
     if config.augment.any():
         text, _ = augment(text, config.augment, src=data.src, tgt=data.tgt, seed=config.train.seed)
+    if args.own:
+        if args.out is None:
+            parser.error("--own needs --out MODEL_DIR (the model that aligns)")
+        return write_own(text, args.out, args.links, data.train)
     if args.run is not None:
         lines = (args.run / LINKS_FILE).read_text(encoding="utf-8").split("\n")
         if lines[0] != fingerprint(text) or len(lines) != len(text) + 1:
@@ -57,6 +68,27 @@ def main() -> None:
     out = args.out or args.run
     table.write(out)
     print(f"wrote {out / FILE}: {len(table.dice):,} word pairs from {len(text):,} training pairs")
+
+
+def write_own(text, model_dir: Path, links: str, train: str) -> None:
+    from dataclasses import replace
+
+    from tqdm import tqdm
+
+    from heedful.explain.alignment_methods import read_method
+    from heedful.explain.linked_words import own
+    from heedful.translator import Translator
+
+    translator = Translator.load(model_dir)
+    config = translator.config
+    plain = replace(read_method(model_dir), spelling=0.0, linked=0.0, blend=0.0, blend_layer=None)
+    method = replace(plain, links=links).resolve(config.n_decoder_layers, config.n_heads)
+    with tqdm(total=len(text), unit="pair", desc="aligning") as bar:
+        table, left_out = own(translator, text.sources, text.targets, method, bar=bar)
+    kept = len(text) - left_out
+    table.origin = f"the model's own links ({method.describe()}) over {kept:,} pairs of {train}"
+    table.write(model_dir)
+    print(f"wrote {model_dir / FILE}: {len(table.dice):,} word pairs; {table.origin}")
 
 
 if __name__ == "__main__":

@@ -403,6 +403,54 @@ def test_align_weighs_the_model_directory_s_linked_words(model_dir, files, tmp_p
     assert [align_pair(translator, a, method) for a in forced] == expected
 
 
+def test_the_model_s_own_links_make_its_table(model_dir, files, tmp_path, capsys):
+    """``--write-linked``: the pairs' words split as eflomal's are ("duerme." -> "duerme", "."),
+    aligned by the recorded method without table, spelling or blend, counted; the same table
+    batch by batch as all at once; then ``--linked`` reads it."""
+    from heedful.explain.alignment_choice import align_ids
+    from heedful.explain.linked_words import FILE, LinkedWords, own
+    from heedful.wordalign import words_with_spans
+
+    directory = tmp_path / "mt"
+    shutil.copytree(model_dir, directory)
+    recorded = AlignmentMethod("shift", 1, (2,), links="intersection", spelling=2.0, blend=0.5)
+    write_method(directory, recorded)
+    translator = Translator.load(directory)
+    args = ["align", "--model", str(directory), "--source", files("src", SOURCES),
+            "--target", files("tgt", TARGETS)]  # fmt: skip
+    assert main([*args, "--write-linked"]) == 0
+    assert "wrote" in capsys.readouterr().err
+    plain = AlignmentMethod("shift", 1, (2,), links="intersection").resolve(2, 4)
+    pairs = zip(SOURCES, TARGETS, strict=True)
+    split = [(words_with_spans(s)[0], words_with_spans(t)[0]) for s, t in pairs]
+    assert split[2] == (["Tom", "duerme", "."], ["Tom", "sleeps", "."])
+    ids = [(translator.tokenizer.encode(" ".join(s)), translator.tokenizer.encode(" ".join(t)))
+           for s, t in split]  # fmt: skip
+    links = align_ids(translator, ids, plain)
+    expected = LinkedWords.count([s for s, _ in split], [t for _, t in split], links)
+    written = LinkedWords.load(directory)
+    assert written.dice == pytest.approx(expected.dice, rel=1e-3)
+    source_words = {w.lower() for s, _ in split for w in s}
+    target_words = {w.lower() for _, t in split for w in t}
+    assert written.dice and all(s in source_words and t in target_words for s, t in written.dice)
+    assert written.origin == f"the model's own links ({plain.describe()}) over 3 pairs of src"
+    one_by_one, left_out = own(translator, SOURCES, TARGETS, plain, batch_size=1)
+    assert left_out == 0 and one_by_one.dice == pytest.approx(expected.dice, rel=1e-6)
+    with pytest.raises(ValueError, match="cannot come from a method that reads one"):
+        own(translator, SOURCES, TARGETS, replace(plain, linked=1.0))
+    assert main([*args, "--linked", "1"]) == 0  # the table is read
+    assert capsys.readouterr().out.count("\n") == 3
+    assert (directory / FILE).read_text(encoding="utf-8").startswith("# the model's own links")
+    for extra, message in (
+        (["--write-linked", "--linked", "1"], "not with --linked"),
+        (["--write-linked", "--method", "erase"], "not with --method erase"),
+    ):
+        assert main([*args, *extra]) == 1
+        assert message in capsys.readouterr().err
+    assert main(["align", "--model", str(directory), "Hola.", "--write-linked"]) == 1
+    assert "--write-linked needs --source and --target" in capsys.readouterr().err
+
+
 def test_a_blend_multiplies_two_readings_made_to_sum_to_one():
     first = torch.tensor([[2.0, 2.0, 0.0], [1.0, 0.0, 3.0]])
     second = torch.tensor([[0.0, 1.0, 1.0], [1.0, 1.0, 2.0]])

@@ -39,6 +39,22 @@ def test_the_file_round_trips_and_a_bad_line_is_refused(tmp_path):
         LinkedWords.load(tmp_path)
 
 
+def test_the_file_says_where_its_links_came_from(tmp_path):
+    table = LinkedWords.count(SOURCES, TARGETS, LINKS)
+    table.write(tmp_path)
+    assert LinkedWords.load(tmp_path).origin is None
+    table.origin = "the model's own links (shift, layer 2, heads 1) over 3 pairs of train.en"
+    table.write(tmp_path)
+    first = (tmp_path / FILE).read_text(encoding="utf-8").split("\n")[0]
+    assert first == f"# {table.origin}"
+    loaded = LinkedWords.load(tmp_path)
+    assert loaded.origin == table.origin
+    assert loaded.dice == pytest.approx(table.dice, rel=1e-4)
+    (tmp_path / FILE).write_text("the\tla\t0.8\n# not first\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=f"{FILE}, line 2: expected"):  # only the first line
+        LinkedWords.load(tmp_path)
+
+
 def test_the_linked_weight_moves_a_link_attention_got_wrong():
     """ "maison" looks more at "the" than at "house"; the corpus links it to "house"."""
     scores = torch.tensor([[0.9, 0.1], [0.6, 0.4]])  # rows: la, maison; columns: the, house

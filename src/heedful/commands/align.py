@@ -4,6 +4,7 @@ heedful align --model DIR "El gato negro duerme."                 translate, the
 heedful align --model DIR --source src.txt --target tgt.txt       align given pairs
 heedful align --model DIR --source src.txt --target tgt.txt --gold gold.txt [--gold-base 1]
 heedful align --model DIR --source dev.src --target dev.tgt --gold dev.gold --choose
+heedful align --model DIR --source train.src --target train.tgt --write-linked
 
 By default the method the model directory records (config.json, "alignment"), else the default:
 cross-attention of the layer before last, averaged over its heads, at the step predicting each
@@ -12,7 +13,11 @@ target token (Garg et al., 2019). ``--method``, ``--layer``, ``--heads``, ``--no
 (heedful.explain.alignment_methods). With ``--gold`` the alignment error rate is reported on
 stderr, for every layer of an attention method, and the layer with the lowest is used unless
 ``--layer`` is given. ``--choose`` tries every method on the gold set, prints each one's AER and
-records the best in the model directory: choose on development data only.
+records the best in the model directory: choose on development data only. ``--write-linked``
+counts the links the model finds itself over the pairs given (its training pairs) into the
+model directory's table of linked words (heedful.explain.linked_words), which ``--linked``
+weighs: by the recorded method without the table, the spelling or a blend, unless the options
+say otherwise.
 
 Words are the whitespace-separated words of the texts, counted from 0. Output: one line per
 pair; when the command translates (no --target), it translates as ``heedful translate
@@ -25,6 +30,7 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import replace
+from pathlib import Path
 
 from heedful.bundled import resolve_model
 
@@ -59,6 +65,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --gold: try every method, record the best in the model's config.json",
     )
     parser.add_argument(
+        "--write-linked",
+        action="store_true",
+        help="with --source, --target (the model's training pairs): count the links the model "
+        "finds itself into the model's linked-words.tsv",
+    )
+    parser.add_argument(
         "--method",
         choices=("predict", "shift", "full", "erase"),
         help="attention at the step predicting the word, at the step reading it, at that step "
@@ -81,8 +93,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     parser.add_argument(
         "--linked", type=float, metavar="W",
-        help="weight of how often the training's eflomal links joined two words (the model "
-        "directory's linked-words.tsv; 0: none; then no longer the model alone)",
+        help="weight of how often two words were linked in the training pairs (the model "
+        "directory's linked-words.tsv: eflomal's links, or the model's own with "
+        "--write-linked; 0: none)",
     )  # fmt: skip
     parser.add_argument(
         "--blend", type=float, metavar="W",
@@ -113,6 +126,11 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(
                 f"{args.target} has {len(targets)} lines but {args.source} has {len(sources)}"
             )
+    if args.write_linked and (targets is None or args.gold or args.choose):
+        raise ValueError(
+            "--write-linked needs --source and --target (the model's training pairs), and "
+            "neither --gold nor --choose"
+        )
     if args.choose and not args.gold:
         raise ValueError("--choose needs --gold (and --source, --target): it chooses on gold links")
     for name in ("spelling", "linked"):
@@ -138,6 +156,8 @@ def run(args: argparse.Namespace) -> int:
         pairs = _pairs(translator, lines, targets, args, methods=methods)
         _check_words(pairs, targets, args)
         method = _choose(pairs, gold, methods, args, model_dir)
+    elif args.write_linked:
+        return _write_linked(translator, model_dir, sources, targets, args)
     else:
         method = _method(read_method(model_dir), args, translator.config)
         if targets is None:  # translate, as translate does: links on the texts printed
@@ -173,6 +193,35 @@ def _translate_and_align(translator, lines, method, args) -> int:
     found = translator.translate(sources, beam_size=args.beam, alignments=True)
     for source, done in zip(sources, found, strict=True):
         print(f"{done.text} ||| {pharaoh(done.alignment or [], source, done.text)}")
+    return 0
+
+
+def _write_linked(translator, model_dir, sources, targets, args) -> int:
+    """``--write-linked``: the table of the model's own links over the pairs (by the recorded
+    method without the table, the spelling or a blend, unless the options say otherwise),
+    written into the model directory with a first line saying how it was made."""
+    from heedful.explain.alignment_methods import read_method
+    from heedful.explain.linked_words import FILE, own
+
+    from .shared import progress_bar
+
+    if args.linked:
+        raise ValueError("--write-linked counts links found without the table: not with --linked")
+    plain = replace(read_method(model_dir), spelling=0.0, linked=0.0, blend=0.0, blend_layer=None)
+    method = _method(plain, args, translator.config)
+    if method.method == "erase":
+        raise ValueError("--write-linked counts attention links: not with --method erase")
+    with progress_bar(len(sources), "pair", quiet=False, desc="aligning") as bar:
+        table, left_out = own(translator, sources, targets, method, bar=bar)
+    kept = len(sources) - left_out
+    name = Path(args.source).name
+    table.origin = f"the model's own links ({method.describe()}) over {kept:,} pairs of {name}"
+    table.write(model_dir)
+    print(
+        f"wrote {model_dir / FILE}: {len(table.dice):,} word pairs from {kept:,} pairs"
+        + (f" ({left_out:,} left out: their pieces split other words)" if left_out else ""),
+        file=sys.stderr,
+    )
     return 0
 
 
