@@ -38,9 +38,10 @@ below; bench/README.md). Decoding keeps the second reading's weights too (``heed
 at one more small product a step.
 
 ``linked`` (a weight, 0 by default): before the spelling, each target word's scores (made to sum
-to 1) are multiplied by (Dice + 0.001) ** ``linked``, Dice being how often the training corpus's
-eflomal links joined the two words (``heedful.explain.linked_words``, the model directory's
-``linked-words.tsv``). Not the model alone either, and ``describe`` says so.
+to 1) are multiplied by (Dice + 0.001) ** ``linked``, Dice being how often links of the training
+corpus joined the two words (``heedful.explain.linked_words``, the model directory's
+``linked-words.tsv``): eflomal's links, or the model's own (``linked_words.own``; then the
+method is still the model alone), as the file's first line says.
 
 ``normalize="source"`` divides each source word's column by its total, so that a source word
 every target step looks at (a sentence-final full stop) no longer wins every row. ``links``:
