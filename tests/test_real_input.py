@@ -429,6 +429,32 @@ def test_a_statement_the_model_ended_with_an_exclamation_ends_with_its_stop(bund
     ]
 
 
+def test_a_word_written_twice_in_a_row_is_written_once(bundled):
+    from heedful.typography import unstuttered
+
+    stutter = "Turn left in the second light light light."
+    assert unstuttered(stutter, "Gira a la izquierda.", "en") == "Turn left in the second light."
+    assert unstuttered("UN PAIN PAIN, le lait", "Buy bread, milk", "fr") == "UN PAIN, le lait"
+    assert unstuttered("Un pain Pain.", "Buy bread.", "fr") == "Un pain."
+    for kept, source, language in (
+        ("Nous nous sommes perdus.", "We got lost.", "fr"),  # French doubles these
+        ("Vous vous trompez.", "You are wrong.", "fr"),
+        ("She had had enough.", "Ya había tenido bastante.", "en"),
+        ("Very very good.", "Muy muy bueno.", "en"),  # the source has it too
+        ("J'ai 2 2 fois.", "I have it.", "fr"),  # numbers are the placeholders' business
+        ("a a", "x", "en"),  # one letter
+        ("light-light light", "x", "en"),  # not a word apart: "light-light" then "light"
+    ):
+        assert unstuttered(kept, source, language) == kept
+    found = bundled["es-en"].translate(["Gira a la izquierda en el segundo semáforo."],
+                                       alignments=True)[0]  # fmt: skip
+    assert "light light" not in found.text  # before: "Turn left in the second light light light."
+    assert all(found.text[slice(*k.target)] == k.target_word for k in found.alignment)
+    assert bundled["en-fr"].translate(["We got lost in the fog."]) == [
+        "Nous nous sommes perdues dans le brouillard."
+    ]
+
+
 def test_french_elides_before_a_vowel(bundled):
     from heedful.typography import elided
 

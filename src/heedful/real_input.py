@@ -79,6 +79,7 @@ from heedful.typography import (
     stated,
     unended,
     unreadable_symbols,
+    unstuttered,
 )
 from heedful.unknown_words import (
     Unreadable,
@@ -623,6 +624,7 @@ def finish(
     if translator.protect_spans:
         text = elided(text, translator.target_language)  # "de enfants" -> "d'enfants"
         text = at_a_city(text, translator.target_language)  # "en Chicago" -> "à Chicago"
+        text = unstuttered(text, prepared.sentence, translator.target_language)  # "pain pain"
     text = closed_quote(text, prepared.text)
     text = exclaimed(text, prepared.sentence, translator.target_language)  # "Thanks!", not "."
     text = stated(text, prepared.sentence)  # "Tourne à gauche.", not "!", for "Turn left."

@@ -234,6 +234,29 @@ _EN_A_NAME = re.compile(
 )
 
 
+def unstuttered(translation: str, source: str, language: str | None) -> str:
+    """``translation`` with a word the model wrote twice or more in a row written once, where the
+    source holds no word twice in a row: the bundled models stutter on a word they cannot read
+    ("Gira a la izquierda en el segundo semáforo." -> "Turn left in the second light light
+    light.", "Buy bread, milk and eggs, please." -> "Un pain pain, le lait ..."). Words a
+    language doubles ("nous nous sommes", "vous vous trompez"; "had had") stay."""
+    if not _STUTTER.search(translation) or _STUTTER.search(source):
+        return translation
+    doubled = _DOUBLED.get(language or "", frozenset())
+
+    def once(found: re.Match) -> str:
+        return found.group() if found["word"].lower() in doubled else found["word"]
+
+    return _STUTTER.sub(once, translation)
+
+
+# a word of two letters or more, then the same again (in any case), once or more
+_STUTTER = re.compile(
+    r"(?<![\w'’-])(?P<word>[^\W\d_]{2,})(?:[ \u00a0]+(?P=word))+(?![\w'’-])", re.IGNORECASE
+)
+_DOUBLED = {"fr": frozenset({"nous", "vous"}), "en": frozenset({"had", "that"})}
+
+
 def _elide(found: re.Match) -> str:
     return (found["word"] or found["si"])[:-1] + "'"  # "de " -> "d'", "si " -> "s'"
 
