@@ -2096,6 +2096,8 @@ def test_a_spanish_exclamation_after_a_comma_is_a_pause(bundled):
     # a goodbye or an apology ending a sentence after a comma; not "please", nor a greeting's
     assert parts("gotta go, bye!", "en") == ["gotta go,", "bye!"]
     assert parts("Me voy, adiós.") == ["Me voy,", "adiós."]
+    assert parts("thanks a lot, see you tomorrow", "en") == ["thanks a lot,", "see you tomorrow"]
+    assert parts("Gracias, nos vemos mañana.") == ["Gracias,", "nos vemos mañana."]
     assert parts("Red wine, please.", "en") == ["Red wine, please."]
     assert parts("That's fine, OK?", "en") == ["That's fine, OK?"]
     # a letter's closing too; not "love" alone in English, nor thanks
@@ -2114,6 +2116,10 @@ def test_a_spanish_exclamation_after_a_comma_is_a_pause(bundled):
     assert bundled["en-fr"].translate(["gotta go, bye!", "Thanks for everything, bye!"]) == [
         "Il faut y aller, au revoir !", "Merci pour tout, au revoir !"
     ]  # fmt: skip
+    # before: "Merci bien, vois-tu demain ?"
+    assert bundled["en-fr"].translate(["thanks so much, see you tomorrow"]) == [
+        "Merci bien, à demain"
+    ]
     # before: "I'm 10 minutes late, aren't I feel!", "We won the game. How well!"
     found = bundled["es-en"].translate(
         ["Llego 10 minutos tarde, ¡lo siento!", "Ganamos el partido, ¡qué bien!"], alignments=True

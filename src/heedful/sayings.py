@@ -85,7 +85,7 @@ SAYINGS = [
     {"en": ("Thank you for your understanding", "Thanks for your understanding"),
      "es": ("Gracias por su comprensión", "Gracias por tu comprensión"),
      "fr": ("Merci de votre compréhension", "Merci pour votre compréhension")},
-    {"en": ("See you tomorrow",), "es": ("Hasta mañana",), "fr": ("À demain",)},
+    {"en": ("See you tomorrow",), "es": ("Hasta mañana", "Nos vemos mañana"), "fr": ("À demain",)},
     {"en": ("OK", "Okay"), "es": ("Vale", "Vale vale"), "fr": ("D'accord",)},  # "Watch, guys."
     # "¡Adiós!" -> "It happened!", "Adiós." -> "Go on.", "¡Lo siento!" -> "I feel it!"
     {"en": ("Goodbye", "Bye", "Bye-bye", "Bye bye"), "es": ("Adiós", "Chao", "Chau"),
@@ -520,7 +520,9 @@ def saying_after_comma(text: str, language: str | None) -> int | None:
 
 # the sayings cut from a sentence they end: goodbyes and apologies. Not "please" ("Red wine,"
 # alone gave "Redène du vin"), nor "how are you" after "Hello," (a hello's: saying_formula)
-_PARTING = {"Goodbye", "See you later", "See you soon", "See you", "I'm sorry", "I'm so sorry"}
+# ("Thanks so much, see you tomorrow" gave "Merci bien, vois-tu demain ?")
+_PARTING = {"Goodbye", "See you later", "See you soon", "See you", "See you tomorrow",
+            "I'm sorry", "I'm so sorry"}  # fmt: skip
 
 
 def _ended(text: str, end: str, target: str) -> str:
