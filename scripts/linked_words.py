@@ -10,8 +10,9 @@ kept (RUN/alignments.txt, whose fingerprint must match those pairs).
 With ``--config`` (a run whose directory is gone: the run config it was trained with), the pairs
 are aligned with eflomal again, as ``heedful train`` aligns them; eflomal samples, so these are
 not exactly the links the run trained on. With ``--own`` the model in MODEL_DIR aligns them
-itself (heedful.explain.linked_words.own: its recorded method without the table, the spelling
-or a blend, linking by ``--links``): a table from the model alone.
+itself (heedful.explain.alignment_choice.own_linked_words: its recorded method without the
+table, the spelling, a blend or a confidence, linking by ``--links``): a table from the model
+alone.
 """
 
 from __future__ import annotations
@@ -75,16 +76,19 @@ def write_own(text, model_dir: Path, links: str, train: str) -> None:
 
     from tqdm import tqdm
 
+    from heedful.explain.alignment_choice import own_linked_words
     from heedful.explain.alignment_methods import read_method
-    from heedful.explain.linked_words import own
     from heedful.translator import Translator
 
     translator = Translator.load(model_dir)
     config = translator.config
-    plain = replace(read_method(model_dir), spelling=0.0, linked=0.0, blend=0.0, blend_layer=None)
+    plain = replace(
+        read_method(model_dir), spelling=0.0, linked=0.0, blend=0.0, blend_layer=None,
+        confidence=0.0,
+    )  # fmt: skip
     method = replace(plain, links=links).resolve(config.n_decoder_layers, config.n_heads)
     with tqdm(total=len(text), unit="pair", desc="aligning") as bar:
-        table, left_out = own(translator, text.sources, text.targets, method, bar=bar)
+        table, left_out = own_linked_words(translator, text.sources, text.targets, method, bar=bar)
     kept = len(text) - left_out
     table.origin = f"the model's own links ({method.describe()}) over {kept:,} pairs of {train}"
     table.write(model_dir)

@@ -241,8 +241,8 @@ def test_the_record_round_trips_through_the_model_directory(model_dir, tmp_path)
     assert meta["alignment"] == {"method": "shift", "layer": 1, "heads": [0, 2],
                                  "normalize": "source", "links": "grow-diag-final-and",
                                  "spelling": 0.0, "linked": 0.0, "blend": 0.0,
-                                 "blend_layer": None, "chosen_on": "dev.gold",
-                                 "aer": 0.25}  # fmt: skip
+                                 "blend_layer": None, "confidence": 0.0,
+                                 "chosen_on": "dev.gold", "aer": 0.25}  # fmt: skip
     assert meta["model"] == json.loads((model_dir / "config.json").read_text())["model"]
     Translator.load(directory)  # still a model directory
 
@@ -408,7 +408,8 @@ def test_the_model_s_own_links_make_its_table(model_dir, files, tmp_path, capsys
     aligned by the recorded method without table, spelling or blend, counted; the same table
     batch by batch as all at once; then ``--linked`` reads it."""
     from heedful.explain.alignment_choice import align_ids
-    from heedful.explain.linked_words import FILE, LinkedWords, own
+    from heedful.explain.alignment_choice import own_linked_words as own
+    from heedful.explain.linked_words import FILE, LinkedWords
     from heedful.wordalign import words_with_spans
 
     directory = tmp_path / "mt"
@@ -498,6 +499,42 @@ def test_choose_blends_a_second_reading_where_both_readings_agree():
     assert min(c.aer for c in tried if not c.blend) > 0.5
 
 
+def test_a_confidence_keeps_only_the_links_that_hold_a_share_of_their_target_word():
+    scores = torch.tensor([[0.9, 0.05, 0.05], [0.3, 0.4, 0.3], [0.05, 0.15, 0.8]])
+    assert link(scores) == {(0, 0), (1, 1), (2, 2)}
+    assert link(scores, confidence=0.5) == {(0, 0), (2, 2)}  # "1" holds 0.4 of its word's
+    assert link(scores, confidence=0.35) == {(0, 0), (1, 1), (2, 2)}
+    assert link(scores, links="intersection", confidence=0.85) == {(0, 0)}
+    # the shares are of the weighed scores: the linked words' table makes "1" - "1" sure
+    table = torch.tensor([[0.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 0.0]])
+    assert link(scores, linked_prior=table, linked=1.0, confidence=0.5) == {(0, 0), (1, 1), (2, 2)}
+    method = AlignmentMethod("shift", 1, (0,), links="intersection", confidence=0.5)
+    assert AlignmentMethod.from_record(method.record()) == method
+    assert method_from_meta({"alignment": {"method": "shift"}}).confidence == 0.0
+    assert "each link 0.5 or more of its target word's scores" in method.describe()
+    with pytest.raises(ValueError, match="confidence must be from 0 to below 1"):
+        AlignmentMethod(confidence=1.0)
+
+
+def test_choose_keeps_only_sure_links_where_the_gold_leaves_a_word_unlinked():
+    """The guided reading gives each target word its own source word 0.9, but word 2 (a word
+    the other language lacks) spreads over all, 0.3 at most, on source word 5, which no other
+    target word reads (so linking both ways keeps it too); the gold links it to none."""
+    n = 5
+    sources, targets = [f"▁w{k}" for k in range(n + 1)], [f"▁v{k}" for k in range(n)]
+    cross = torch.full((2, 2, n + 1, n + 2), 1.0 / (n + 2))
+    for j in range(n):
+        cross[0, 0, j + 1] = 0.1 / n  # shift: row j + 1 reads target word j
+        cross[0, 0, j + 1, j] = 0.9
+    cross[0, 0, 3, : n + 1] = torch.tensor([0.1, 0.15, 0.15, 0.15, 0.15, 0.3])
+    pair = Pair(Attended("", "", [*sources, "</s>"], [*targets, "</s>"], None, None, cross))
+    truth = {(j, j) for j in range(n) if j != 2}
+    best, tried = choose([pair], [Gold(truth, set(truth))], "hand-made", methods=("shift",))
+    assert best.confidence > 0 and best.aer == 0.0
+    assert links_of(pair, best) == truth
+    assert min(c.aer for c in tried if not c.confidence) > 0.0
+
+
 # --- the command ----------------------------------------------------------------------------
 
 SOURCES = [SOURCE, "El perro come.", "Tom duerme."]
@@ -581,6 +618,14 @@ def test_align_erase_and_refusals(model_dir, files, capsys):
     assert "--choose needs --gold" in capsys.readouterr().err
     assert main([*args, "--spelling", "-1"]) == 1
     assert "--spelling must be 0 or more" in capsys.readouterr().err
+    assert main([*args, "--confidence", "1"]) == 1
+    assert "confidence must be from 0 to below 1, not 1.0" in capsys.readouterr().err
+    assert main([*args, "--confidence", "0.6"]) == 0
+    sure = AlignmentMethod(links="argmax", confidence=0.6).resolve(2, 4)
+    expected = [links_of(Pair(a), sure) for a in forced]
+    assert capsys.readouterr().out.splitlines() == [format_links(e) for e in expected]
+    assert sum(map(len, expected)) < sum(len(links_of(Pair(a), replace(sure, confidence=0.0)))
+                                         for a in forced)  # fmt: skip
     assert main([*args, "--spelling", "2"]) == 0  # the pairs' words spelt alike: "Tom" - "Tom"
     spelt = AlignmentMethod(links="argmax", spelling=2.0).resolve(2, 4)
     expected = [links_of(Pair(a), spelt) for a in forced]

@@ -6,6 +6,7 @@ weighing; on random attention and on the bundled model's translations."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -59,11 +60,13 @@ def random_pair(rng: random.Random) -> tuple[list[str], list[str]]:
 @pytest.mark.parametrize("links", ["argmax", "intersection", "grow-diag-final-and"])
 @pytest.mark.parametrize("normalize", ["target", "source"])
 @pytest.mark.parametrize(
-    ("method", "blend", "spelling", "linked"),
-    [("shift", 0.0, 0.0, 0.0), ("predict", 0.0, 2.0, 0.0), ("shift", 0.5, 2.0, 1.0),
-     ("full", 0.25, 0.0, 0.5)],
+    ("method", "blend", "spelling", "linked", "confidence"),
+    [("shift", 0.0, 0.0, 0.0, 0.0), ("predict", 0.0, 2.0, 0.0, 0.0), ("shift", 0.5, 2.0, 1.0, 0.0),
+     ("full", 0.25, 0.0, 0.5, 0.0), ("shift", 0.5, 2.0, 1.0, 0.4), ("predict", 0.0, 0.0, 0.0, 0.2)],
 )  # fmt: skip
-def test_many_pairs_link_as_each_alone(links, normalize, method, blend, spelling, linked):
+def test_many_pairs_link_as_each_alone(
+    links, normalize, method, blend, spelling, linked, confidence
+):
     rng = random.Random(7)
     torch.manual_seed(7)
     table = LinkedWords.from_pairs(
@@ -84,10 +87,15 @@ def test_many_pairs_link_as_each_alone(links, normalize, method, blend, spelling
     pieces[0] = (["▁the", "</s>"], pieces[0][1])
     weights[0], seconds[0] = (torch.rand(len(pieces[0][1]), 2) for _ in range(2))
     method = AlignmentMethod(method, 1, (0,), normalize=normalize, links=links, blend=blend,
-                             blend_layer=2, spelling=spelling, linked=linked)  # fmt: skip
+                             blend_layer=2, spelling=spelling, linked=linked,
+                             confidence=confidence)  # fmt: skip
     expected = alone(weights, seconds, pieces, apart, method, table)
     assert link_batch(weights, seconds, pieces, apart, method, table) == expected
-    assert expected[0] == set() and sum(map(len, expected)) > len(pieces)
+    assert expected[0] == set() and sum(map(len, expected)) > (0 if confidence else len(pieces))
+    if confidence:  # fewer links than without, none of them below the share
+        every = alone(weights, seconds, pieces, apart, replace(method, confidence=0.0), table)
+        assert all(e <= f for e, f in zip(expected, every, strict=True))
+        assert sum(map(len, expected)) < sum(map(len, every))
     assert link_batch([], [], [], [], method, table) == []
 
 

@@ -9,15 +9,15 @@ heedful align --model DIR --source train.src --target train.tgt --write-linked
 By default the method the model directory records (config.json, "alignment"), else the default:
 cross-attention of the layer before last, averaged over its heads, at the step predicting each
 target token (Garg et al., 2019). ``--method``, ``--layer``, ``--heads``, ``--normalize``,
-``--links``, ``--spelling``, ``--linked`` and ``--blend`` change one part of it
+``--links``, ``--spelling``, ``--linked``, ``--blend`` and ``--confidence`` change one part of it
 (heedful.explain.alignment_methods). With ``--gold`` the alignment error rate is reported on
 stderr, for every layer of an attention method, and the layer with the lowest is used unless
 ``--layer`` is given. ``--choose`` tries every method on the gold set, prints each one's AER and
 records the best in the model directory: choose on development data only. ``--write-linked``
 counts the links the model finds itself over the pairs given (its training pairs) into the
 model directory's table of linked words (heedful.explain.linked_words), which ``--linked``
-weighs: by the recorded method without the table, the spelling or a blend, unless the options
-say otherwise.
+weighs: by the recorded method without the table, the spelling, a blend or a confidence, unless
+the options say otherwise.
 
 Words are the whitespace-separated words of the texts, counted from 0. Output: one line per
 pair; when the command translates (no --target), it translates as ``heedful translate
@@ -104,6 +104,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     parser.add_argument("--blend-layer", type=int, metavar="L", help="its layer, from 1")
     parser.add_argument(
+        "--confidence", type=float, metavar="C",
+        help="keep only links holding this share (0 to below 1) or more of their target word's "
+        "scores (0: every link)",
+    )  # fmt: skip
+    parser.add_argument(
         "--beam", type=int, default=4, metavar="K", help="beam size (default 4); 1 is greedy"
     )
 
@@ -137,11 +142,11 @@ def run(args: argparse.Namespace) -> int:
         if getattr(args, name) is not None and getattr(args, name) < 0:
             raise ValueError(f"--{name} must be 0 or more, not {getattr(args, name)}")
     given = (args.layer, args.heads, args.normalize, args.links, args.spelling, args.linked,
-             args.blend, args.blend_layer)  # fmt: skip
+             args.blend, args.blend_layer, args.confidence)  # fmt: skip
     if args.choose and given != (None,) * len(given):
         raise ValueError(
-            "--choose chooses the layer, heads, normalization, links, spelling, linked and blend "
-            "weights itself"
+            "--choose chooses the layer, heads, normalization, links, spelling, linked, blend and "
+            "confidence itself"
         )
     gold = None
     if args.gold:
@@ -200,19 +205,23 @@ def _write_linked(translator, model_dir, sources, targets, args) -> int:
     """``--write-linked``: the table of the model's own links over the pairs (by the recorded
     method without the table, the spelling or a blend, unless the options say otherwise),
     written into the model directory with a first line saying how it was made."""
+    from heedful.explain.alignment_choice import own_linked_words
     from heedful.explain.alignment_methods import read_method
-    from heedful.explain.linked_words import FILE, own
+    from heedful.explain.linked_words import FILE
 
     from .shared import progress_bar
 
     if args.linked:
         raise ValueError("--write-linked counts links found without the table: not with --linked")
-    plain = replace(read_method(model_dir), spelling=0.0, linked=0.0, blend=0.0, blend_layer=None)
+    plain = replace(
+        read_method(model_dir), spelling=0.0, linked=0.0, blend=0.0, blend_layer=None,
+        confidence=0.0,
+    )  # fmt: skip
     method = _method(plain, args, translator.config)
     if method.method == "erase":
         raise ValueError("--write-linked counts attention links: not with --method erase")
     with progress_bar(len(sources), "pair", quiet=False, desc="aligning") as bar:
-        table, left_out = own(translator, sources, targets, method, bar=bar)
+        table, left_out = own_linked_words(translator, sources, targets, method, bar=bar)
     kept = len(sources) - left_out
     name = Path(args.source).name
     table.origin = f"the model's own links ({method.describe()}) over {kept:,} pairs of {name}"
@@ -254,6 +263,8 @@ def _method(recorded, args, config):
         changes["blend"] = args.blend
     if args.blend_layer is not None:
         changes["blend_layer"] = resolve(args.blend_layer, config.n_decoder_layers, "layer")
+    if args.confidence is not None:
+        changes["confidence"] = args.confidence
     if changes:
         method = replace(method, chosen_on=None, aer=None, **changes)
     return method.resolve(config.n_decoder_layers, config.n_heads)

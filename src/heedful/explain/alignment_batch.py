@@ -24,6 +24,7 @@ from heedful.explain.alignment_methods import (
     blended,
     piece_words,
     reading_rows,
+    shares,
     source_words,
     spelt_alike,
     target_words,
@@ -73,6 +74,9 @@ def link_batch(
         if method.linked:
             linked = _sparse([table.linked(*pair) for pair in spelt], shape)
     scores = weighed(scores, method.normalize, prior, method.spelling, linked, method.linked)
+    sure = None
+    if method.confidence:  # shares among the kept words alone, as ``link`` of them reads them
+        sure = (shares(scores.masked_fill(~keep, 0.0)) >= method.confidence).tolist()
     scores = scores.masked_fill(~keep, -1.0)  # every kept score is >= 0
     forward, reverse = scores.argmax(-1).tolist(), scores.argmax(-2).tolist()
     found = []
@@ -90,6 +94,8 @@ def link_batch(
             back = {(k, row_at[reverse[b][i]]) for k, i in enumerate(columns)}
             linked_here = symmetrize(ahead, back, len(columns), len(rows), method.links)
             found.append({(columns[i], rows[j]) for i, j in linked_here})
+        if sure is not None:
+            found[-1] = {(i, j) for i, j in found[-1] if sure[b][j][i]}
     return found
 
 

@@ -6,10 +6,11 @@ chosen by greedy forward selection (start from none, add the head that lowers th
 when none does; every head together is a candidate too); each candidate also with the words'
 spelling at the weights ``SPELLING`` (``spelling_prior``; the model's heads are chosen without),
 and, where the model directory has a table of the words its training links joined
-(``heedful.explain.linked_words``), at each weight ``LINKED`` of it too.
-The lowest AER wins; on a tie the candidate tried first (simpler: fewer heads, plain
-normalization, argmax, no spelling) wins. Choose on a
-development gold set only, never on the set you report.
+(``heedful.explain.linked_words``), at each weight ``LINKED`` of it too; the best attention
+method blended with a second reading (``BLEND``); the best of all keeping only the links that
+hold a share ``CONFIDENCE`` of their target word's scores. The lowest AER wins; on a tie the
+candidate tried first (simpler: fewer heads, plain normalization, argmax, no spelling) wins.
+Choose on a development gold set only, never on the set you report.
 """
 
 from __future__ import annotations
@@ -37,10 +38,12 @@ from heedful.explain.alignment_methods import (
     spelling_prior,
     target_words,
 )
+from heedful.explain.linked_words import LinkedWords
 
 SPELLING = (1.0, 2.0, 4.0)  # the weights of the words' spelling that ``choose`` tries besides 0
 LINKED = (0.25, 0.5, 1.0)  # the weights of the training's linked words it tries besides 0
 BLEND = (0.25, 0.5, 0.75)  # the weights of a second reading it tries with the best (``blends``)
+CONFIDENCE = (0.25, 0.5, 0.75)  # the shares a link must hold that it tries with the best last
 
 
 @dataclass
@@ -112,7 +115,7 @@ def links_of(pair: Pair, method: AlignmentMethod) -> set[Link]:
     linked = _needs_table(method, pair.linked)
     return link(
         scores_of(pair, method), method.normalize, method.links, prior, method.spelling,
-        linked, method.linked,
+        linked, method.linked, method.confidence,
     )  # fmt: skip
 
 
@@ -205,14 +208,17 @@ def _link_apart(scores: Tensor, method: AlignmentMethod, apart, pieces, table) -
     how = (method.normalize, method.links)
     sources, targets = set(apart[0]), set(apart[1])
     if not sources and not targets:
-        return link(scores, *how, prior, method.spelling, linked, method.linked)
+        return link(scores, *how, prior, method.spelling, linked, method.linked, method.confidence)
     rows = [j for j in range(scores.shape[0]) if j not in targets]
     columns = [i for i in range(scores.shape[1]) if i not in sources]
     if prior is not None:
         prior = prior[rows][:, columns]
     if linked is not None:
         linked = linked[rows][:, columns]
-    found = link(scores[rows][:, columns], *how, prior, method.spelling, linked, method.linked)
+    found = link(
+        scores[rows][:, columns], *how, prior, method.spelling, linked, method.linked,
+        method.confidence,
+    )  # fmt: skip
     return {(columns[i], rows[j]) for i, j in found}
 
 
@@ -311,12 +317,17 @@ def choose(
 ) -> tuple[AlignmentMethod, list[AlignmentMethod]]:
     """The candidate with the lowest AER (recording ``chosen_on``), and every candidate: those
     of ``candidates``, then the best of them blended with each layer's ``predict`` reading at
-    each weight of ``BLEND`` (with each spelling and linked weight again)."""
+    each weight of ``BLEND`` (with each spelling and linked weight again), then the best of all
+    with each ``CONFIDENCE``."""
     tried = candidates(pairs, gold, methods)
     best = min(range(len(tried)), key=lambda k: (tried[k].aer, k))
     if tried[best].method in ATTENTION_METHODS:
         tried += blends(pairs, gold, replace(tried[best], aer=None))
         best = min(range(len(tried)), key=lambda k: (tried[k].aer, k))
+    for confidence in CONFIDENCE:
+        candidate = replace(tried[best], confidence=confidence, aer=None)
+        tried.append(replace(candidate, aer=evaluate(pairs, gold, candidate)))
+    best = min(range(len(tried)), key=lambda k: (tried[k].aer, k))
     return replace(tried[best], chosen_on=chosen_on), tried
 
 
@@ -332,3 +343,41 @@ def blends(pairs: Sequence[Pair], gold: Sequence[Gold], method: AlignmentMethod)
                 )
                 found.append(replace(candidate, aer=evaluate(pairs, gold, candidate)))
     return found
+
+
+def own_linked_words(
+    translator, sources: Sequence[str], targets: Sequence[str], method, *,
+    batch_size: int = 1024, bar=None,
+) -> tuple[LinkedWords, int]:  # fmt: skip
+    """The table of the links ``translator``'s model finds itself by ``method`` (resolved; it
+    must read no table) over sentence pairs, and how many pairs were left out. Words are split
+    as training splits them for eflomal (heedful.wordalign.words_with_spans) and given to the
+    model with a space between each, as alignment gold is; a pair whose pieces do not fall into
+    those words is left out. ``bar``: a progress bar, advanced by pairs."""
+    from heedful.wordalign import words_with_spans
+
+    if method.linked:
+        raise ValueError("the links that make a table cannot come from a method that reads one")
+    tokenizer = translator.tokenizer
+    source_pieces = getattr(tokenizer, "source_pieces", tokenizer.pieces)
+    words, links, left_out = [], [], 0
+    for start in range(0, len(sources), batch_size):
+        part = range(start, min(start + batch_size, len(sources)))
+        split = [(words_with_spans(sources[k])[0], words_with_spans(targets[k])[0]) for k in part]
+        ids = [(tokenizer.encode(" ".join(s)), tokenizer.encode(" ".join(t))) for s, t in split]
+        pieces = [(source_pieces(s), tokenizer.pieces(t)) for s, t in ids]
+        fits = [
+            len(source_words(s)) == len(sw) and len(target_words(t)) == len(tw)
+            for (s, t), (sw, tw) in zip(pieces, split, strict=True)
+        ]
+        kept = [k for k, ok in enumerate(fits) if ok]
+        left_out += len(fits) - len(kept)
+        found = align_ids(
+            translator, [ids[k] for k in kept], method, pieces=[pieces[k] for k in kept]
+        )
+        words += [split[k] for k in kept]
+        links += found
+        if bar is not None:
+            bar.update(len(part))
+    table = LinkedWords.count([s for s, _ in words], [t for _, t in words], links)
+    return table, left_out

@@ -13,11 +13,11 @@ training gets the same ``FLOOR``, so a word the corpus never saw is left to atte
 spelling). Like the words' spelling this is no longer attention alone, but it is read from the
 model directory: nothing is aligned at translation time.
 
-The links counted may also be the model's own (``own``): after training, the model aligns its
-training pairs by a method that reads no table (its guided head, say) and the table is counted
-from those links. Then the table comes from the model alone, and serves as well as eflomal's
-(bench/README.md, "The model's own linked words"). The file's first line may say where its
-links came from (``# ...``; ``LinkedWords.origin``).
+The links counted may also be the model's own (``alignment_choice.own_linked_words``): after
+training, the model aligns its training pairs by a method that reads no table (its guided head,
+say) and the table is counted from those links. Then the table comes from the model alone, and
+serves as well as eflomal's (bench/README.md, "The model's own linked words"). The file's first
+line may say where its links came from (``# ...``; ``LinkedWords.origin``).
 """
 
 from __future__ import annotations
@@ -133,43 +133,3 @@ def _read_pairs(path: Path, lines: list[str]) -> Iterator[tuple[tuple[str, str],
             raise ValueError(
                 f"{path}, line {number}: expected source<TAB>target<TAB>dice, not {line!r}"
             ) from None
-
-
-def own(
-    translator, sources: Sequence[str], targets: Sequence[str], method, *,
-    batch_size: int = 1024, bar=None,
-) -> tuple[LinkedWords, int]:  # fmt: skip
-    """The table of the links ``translator``'s model finds itself by ``method`` (resolved; it
-    must read no table) over sentence pairs, and how many pairs were left out. Words are split
-    as training splits them for eflomal (heedful.wordalign.words_with_spans) and given to the
-    model with a space between each, as alignment gold is; a pair whose pieces do not fall into
-    those words is left out. ``bar``: a progress bar, advanced by pairs."""
-    from heedful.explain.alignment_choice import align_ids
-    from heedful.explain.alignment_methods import source_words, target_words
-    from heedful.wordalign import words_with_spans
-
-    if method.linked:
-        raise ValueError("the links that make a table cannot come from a method that reads one")
-    tokenizer = translator.tokenizer
-    source_pieces = getattr(tokenizer, "source_pieces", tokenizer.pieces)
-    words, links, left_out = [], [], 0
-    for start in range(0, len(sources), batch_size):
-        part = range(start, min(start + batch_size, len(sources)))
-        split = [(words_with_spans(sources[k])[0], words_with_spans(targets[k])[0]) for k in part]
-        ids = [(tokenizer.encode(" ".join(s)), tokenizer.encode(" ".join(t))) for s, t in split]
-        pieces = [(source_pieces(s), tokenizer.pieces(t)) for s, t in ids]
-        fits = [
-            len(source_words(s)) == len(sw) and len(target_words(t)) == len(tw)
-            for (s, t), (sw, tw) in zip(pieces, split, strict=True)
-        ]
-        kept = [k for k, ok in enumerate(fits) if ok]
-        left_out += len(fits) - len(kept)
-        found = align_ids(
-            translator, [ids[k] for k in kept], method, pieces=[pieces[k] for k in kept]
-        )
-        words += [split[k] for k in kept]
-        links += found
-        if bar is not None:
-            bar.update(len(part))
-    table = LinkedWords.count([s for s, _ in words], [t for _, t in words], links)
-    return table, left_out
