@@ -72,6 +72,10 @@ def test_a_wish_opening_a_sentence_is_cut_or_given_as_the_stand_in():
         # in capitals, and typed casually: given as the stand-in so written ("Hurry birthday")
         ("es-en", "FELIZ NAVIDAD, MAMÁ", "MERRY CHRISTMAS, MOM"),
         ("es-en", "¡feliz cumpleanos, abuela!", "Happy birthday, grandmother!"),
+        # before: "I was happy with Mother.", "Heureux la journée de sa mère !"
+        ("es-en", "Feliz Día de la Madre.", "Happy Mother's Day."),
+        ("en-fr", "Happy Mother's Day!", "Bonne fête des mères !"),
+        ("en-fr", "happy halloween", "Joyeux Halloween"),
     ],
 )
 def test_wishes_translate_on_the_bundled_models(bundled, name, text, expected):

@@ -39,6 +39,15 @@ WISHES = [
     {"en": ("Happy Valentine's Day",), "es": ("Feliz San Valentín", "Feliz día de San Valentín"),
      "fr": ("Joyeuse Saint-Valentin", "Bonne Saint-Valentin")},
     {"en": ("Happy anniversary",), "es": ("Feliz aniversario",), "fr": ("Joyeux anniversaire",)},
+    # "Happy Mother's Day!" -> "Heureux la journée de sa mère !", "Feliz Día de la Madre." -> "I
+    # was happy with Mother."
+    {"en": ("Happy Mother's Day",), "es": ("Feliz Día de la Madre", "Feliz día de las madres"),
+     "fr": ("Bonne fête des mères",)},
+    {"en": ("Happy Father's Day",), "es": ("Feliz Día del Padre",),
+     "fr": ("Bonne fête des pères",)},
+    {"en": ("Happy Halloween",), "es": ("Feliz Halloween",), "fr": ("Joyeux Halloween",)},
+    {"en": ("Happy Thanksgiving",), "es": ("Feliz Día de Acción de Gracias",),
+     "fr": ("Joyeux Thanksgiving",)},
     {"en": ("Congratulations",), "es": ("Enhorabuena", "Felicidades", "Felicitaciones"),
      "fr": ("Félicitations",)},
     {"en": ("Good luck", "Best of luck"), "es": ("Buena suerte", "Mucha suerte"),
