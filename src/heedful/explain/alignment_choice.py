@@ -39,6 +39,7 @@ from heedful.explain.alignment_methods import (
     target_words,
 )
 from heedful.explain.linked_words import LinkedWords
+from heedful.wordalign import words_with_spans
 
 SPELLING = (1.0, 2.0, 4.0)  # the weights of the words' spelling that ``choose`` tries besides 0
 LINKED = (0.25, 0.5, 1.0)  # the weights of the training's linked words it tries besides 0
@@ -354,8 +355,6 @@ def own_linked_words(
     as training splits them for eflomal (heedful.wordalign.words_with_spans) and given to the
     model with a space between each, as alignment gold is; a pair whose pieces do not fall into
     those words is left out. ``bar``: a progress bar, advanced by pairs."""
-    from heedful.wordalign import words_with_spans
-
     if method.linked:
         raise ValueError("the links that make a table cannot come from a method that reads one")
     tokenizer = translator.tokenizer
