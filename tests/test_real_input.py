@@ -683,6 +683,59 @@ def test_a_day_of_the_month_alone_is_a_date_given_as_a_weekday():
     assert dated.restore("I'll be back on Sunday.") == "I'll be back on the 15th."
 
 
+def test_a_holiday_is_given_as_a_weekday_and_written_the_target_way(bundled):
+    from heedful.dates import Holiday, find_holidays, write_date
+
+    def named(text, lang):
+        return [(text[a:b], d.row) for (a, b), d in find_holidays(text, lang)]
+
+    assert named("Closed on New Year’s Day and on christmas eve.", "en") == [
+        ("New Year’s Day", 1), ("christmas eve", 2)
+    ]  # fmt: skip
+    assert named("Cerramos en Nochevieja y el Día de la Madre.", "es") == [
+        ("Nochevieja", 0), ("Día de la Madre", 4)
+    ]  # fmt: skip
+    assert named("A new year. A day of rest. Father's days.", "en") == []
+    assert [write_date(Holiday(0), lang) for lang in ("en", "es", "fr")] == [
+        "New Year's Eve", "Nochevieja", "la Saint-Sylvestre"
+    ]  # fmt: skip
+    given = protect("See you on New Year's Eve.", "en", "fr")
+    assert given.text == "See you on Monday."
+    # French: its article, joined with the model's preposition
+    for model, written in (
+        ("À lundi.", "À la Saint-Sylvestre."),
+        ("Je viendrai lundi.", "Je viendrai la Saint-Sylvestre."),
+        ("Je viendrai le lundi.", "Je viendrai la Saint-Sylvestre."),
+        ("La fête du lundi.", "La fête de la Saint-Sylvestre."),
+        ("Lundi est ma nuit préférée.", "La Saint-Sylvestre est ma nuit préférée."),
+    ):
+        assert given.restore(model) == written
+    assert protect("Closed on New Year's Day.", "en", "fr").restore("Fermé du lundi.") == (
+        "Fermé du jour de l'An."
+    )
+    given = protect("¿Qué haces en Nochevieja?", "es", "en")
+    assert given.text == "¿Qué haces en domingo?"
+    assert given.restore("What are you doing on Sunday?") == "What are you doing on New Year's Eve?"
+    # before: "Nous sommes fermés le jour de la Saint-Valentin.", "À New Year's Eve.", "What do
+    # you do in Nochevieja?", "Qu'as-tu fait pour la Saint-Valentin ?"
+    assert bundled["en-fr"].translate(
+        ["We are closed on New Year's Day.", "See you on New Year's Eve.",
+         "What did you do for Mother's Day?"]
+    ) == ["Nous sommes fermés le jour de l'An.", "À la Saint-Sylvestre.",
+          "Qu'as-tu fait pour la fête des mères ?"]  # fmt: skip
+    assert bundled["es-en"].translate(["¿Qué haces en Nochevieja?"]) == [
+        "What do you do on New Year's Eve?"
+    ]
+    source = "I always call my dad on Father's Day."
+    found = bundled["en-fr"].translate([source], alignments=True)[0]
+    assert found.text == "J'appelle toujours mon père la fête des pères."  # was "le jour de Père"
+    assert ("Father's Day", "la fête des pères") in [
+        (k.source_word, k.target_word) for k in found.alignment
+    ]
+    assert all(found.text[slice(*k.target)] == k.target_word for k in found.alignment)
+    assert all(source[slice(*k.source)] == k.source_word for k in found.alignment)
+
+
 def test_a_day_of_the_month_after_its_weekday_is_one_date():
     from heedful.dates import Date, find_dates, write_date
 

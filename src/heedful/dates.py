@@ -300,10 +300,64 @@ def find_weekday_ranges(text: str, lang: str | None) -> list[tuple[Span, Weekday
     return sorted(found, key=lambda pair: pair[0])
 
 
-def write_date(date: Date | Weekdays, lang: str) -> str:
+@dataclass(frozen=True)
+class Holiday:
+    """A holiday by name: its row of ``HOLIDAYS``."""
+
+    row: int
+    until = None  # no range of days
+
+
+# holidays by name, a row each: each language's forms, the first the one written; French with
+# its article ("la Saint-Sylvestre"). The bundled models garbled them: "We are closed on New
+# Year's Day." -> "... le jour de la Saint-Valentin.", "See you on New Year's Eve." -> "À New
+# Year's Eve.", "Cenamos juntos en Nochebuena." -> "We sang together on Christmas Eve.",
+# "¿Qué haces en Nochevieja?" -> "What do you do in Nochevieja?". A holiday is given to the
+# model as a weekday is, and written back in the weekday's place.
+HOLIDAYS = [
+    {"en": ("New Year's Eve",), "es": ("Nochevieja",), "fr": ("la Saint-Sylvestre",)},
+    {"en": ("New Year's Day",), "es": ("día de Año Nuevo",), "fr": ("le jour de l'An",)},
+    {"en": ("Christmas Eve",), "es": ("Nochebuena",), "fr": ("la veille de Noël",)},
+    {"en": ("Christmas Day",), "es": ("día de Navidad",), "fr": ("le jour de Noël",)},
+    {"en": ("Mother's Day",), "es": ("Día de la Madre",), "fr": ("la fête des mères",)},
+    {"en": ("Father's Day",), "es": ("Día del Padre",), "fr": ("la fête des pères",)},
+    {"en": ("Valentine's Day",), "es": ("San Valentín", "día de San Valentín"),
+     "fr": ("la Saint-Valentin",)},
+    {"en": ("Holy Week",), "es": ("Semana Santa",), "fr": ("la semaine sainte",)},
+    {"en": ("Three Kings' Day", "Epiphany"), "es": ("Día de Reyes",), "fr": ("l'Épiphanie",)},
+]  # fmt: skip
+_FRENCH_ARTICLE = re.compile(r"(?P<article>le |la |l')(?P<name>.+)")
+
+
+def _holiday_pattern(lang: str) -> re.Pattern[str]:
+    forms = sorted((f for row in HOLIDAYS for f in row[lang]), key=len, reverse=True)
+    names = "|".join(re.escape(f).replace("'", "['’]") for f in forms)
+    return re.compile(rf"(?<![\w-])(?:{names})(?![\w-])", re.IGNORECASE)
+
+
+_HOLIDAY_PATTERNS = {lang: _holiday_pattern(lang) for lang in ("en", "es")}
+
+
+def find_holidays(text: str, lang: str | None) -> list[tuple[Span, Holiday]]:
+    """The holidays of ``text`` named the ``lang`` way (``HOLIDAYS``), in order."""
+    pattern = _HOLIDAY_PATTERNS.get(lang or "")
+    if pattern is None:
+        return []
+    found = []
+    for m in pattern.finditer(text):
+        key = m.group().lower().replace("’", "'")
+        row = next(k for k, r in enumerate(HOLIDAYS) if key in (f.lower() for f in r[lang]))
+        found.append((m.span(), Holiday(row)))
+    return found
+
+
+def write_date(date: Date | Weekdays | Holiday, lang: str) -> str:
     """``date`` as ``lang`` writes it (``lang`` one of ``MONTHS``), with its weekday if it has
     one: "Tuesday, March 4, 2025", "martes 4 de marzo de 2025", "mardi 4 mars 2025"; a range of
-    weekdays: "from Monday to Friday", "de lunes a viernes", "du lundi au vendredi"."""
+    weekdays: "from Monday to Friday", "de lunes a viernes", "du lundi au vendredi"; a holiday:
+    its name ("New Year's Eve", "la Saint-Sylvestre")."""
+    if isinstance(date, Holiday):
+        return HOLIDAYS[date.row][lang][0]
     if isinstance(date, Weekdays):
         first, last = WEEKDAYS[lang][date.first], WEEKDAYS[lang][date.until]
         return {"en": "from {} to {}", "es": "de {} a {}", "fr": "du {} au {}"}[lang].format(
@@ -388,6 +442,8 @@ def put_date(
         if opening and (before or weekday)[0].isupper():  # English capitalises every weekday
             date = date[:1].upper() + date[1:]
         return [(match.span(), date)]
+    if lang == "fr" and (named := _FRENCH_ARTICLE.fullmatch(written)):
+        return _put_french_holiday(match, named, capitals)
     out = []
     contracted = CONTRACTED.get(lang, {}).get((before or "").lower())
     if lang in _ANY_WEEKDAY and _ANY_WEEKDAY[lang].fullmatch(written.split()[0]):
@@ -404,3 +460,24 @@ def put_date(
             date = date[:1].upper() + date[1:]
     out.append((match.span("weekday"), date.upper() if capitals else date))
     return out
+
+
+def _put_french_holiday(match: re.Match, named: re.Match, capitals: bool) -> list[tuple[Span, str]]:
+    """A French holiday with its article in a weekday's place: "le lundi" -> "la
+    Saint-Sylvestre", "du lundi" -> "de la Saint-Sylvestre" ("du jour de l'An"), "au lundi" or
+    "à lundi" -> "à la Saint-Sylvestre", "chaque lundi" -> "chaque Saint-Sylvestre", "lundi" ->
+    "la Saint-Sylvestre"."""
+    before, article, name = (match["before"] or ""), named["article"], named["name"]
+    lowered = before.lower()
+    if lowered in ("du", "au", "de", "à"):
+        joined = {"du": "de ", "au": "à ", "de": "de ", "à": "à "}[lowered] + article
+        joined = joined.replace("de le ", "du ").replace("à le ", "au ")
+        put, at = joined + name, (match.start("before"), match.end())
+    elif lowered == "le" or not before:
+        put, at = article + name, (match.start(), match.end())
+    else:  # "ce", "chaque": the name alone after them
+        put, at = name, match.span("weekday")
+    opening = (before or match["weekday"])[0].isupper()
+    if opening:
+        put = put[:1].upper() + put[1:]
+    return [(at, put.upper() if capitals else put)]

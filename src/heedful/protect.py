@@ -86,6 +86,7 @@ from heedful.dates import (
     STAND_INS,
     WEEKDAYS,
     find_dates,
+    find_holidays,
     find_weekday_ranges,
     put_date,
     weekday_pattern,
@@ -541,6 +542,8 @@ def protect(
     if target in WEEKDAYS:  # "de lunes a viernes": one range of days
         ranges_of_days = find_weekday_ranges(text, source)
         dates |= {d: v for d, v in ranges_of_days if not any(_overlap(d, e) for e in dates)}
+        holidays = find_holidays(text, source)  # "New Year's Eve": a weekday for the model too
+        dates |= {d: v for d, v in holidays if not any(_overlap(d, e) for e in dates)}
     dates = {d: v for d, v in dates.items() if not any(_overlap(d, c) for c in code)}
     months = dict(find_months(text, source)) if target in MONTHS else {}
     months = {m: v for m, v in months.items() if not any(_overlap(m, d) for d in [*dates, *code])}
