@@ -325,6 +325,8 @@ HOLIDAYS = [
      "fr": ("la Saint-Valentin",)},
     {"en": ("Holy Week",), "es": ("Semana Santa",), "fr": ("la semaine sainte",)},
     {"en": ("Three Kings' Day", "Epiphany"), "es": ("Día de Reyes",), "fr": ("l'Épiphanie",)},
+    {"en": ("Easter Monday",), "es": ("Lunes de Pascua",), "fr": ("le lundi de Pâques",)},
+    {"en": ("All Saints' Day",), "es": ("Día de Todos los Santos",), "fr": ("la Toussaint",)},
 ]  # fmt: skip
 _FRENCH_ARTICLE = re.compile(r"(?P<article>le |la |l')(?P<name>.+)")
 
