@@ -21,7 +21,7 @@ from heedful.explain.align import (
 )
 from heedful.explain.words import to_words
 from heedful.translator import Translator
-from heedful.typography import unstuttered
+from heedful.typography import undoubled
 
 
 @pytest.fixture(autouse=True)
@@ -111,8 +111,8 @@ def test_align_translates_and_aligns_one_sentence(model_dir, capsys):
     out = capsys.readouterr().out.strip()
     words = to_words(Translator.load(model_dir).attend(SOURCE, beam_size=1))
     # the random model ends repeating "re" until the length limit: the translation writes it
-    # once (heedful.typography.unstuttered), and the words after it have no links
-    text = unstuttered(words.translation, SOURCE, None)
+    # once (heedful.typography.undoubled), and the words after it have no links
+    text = undoubled(words.translation, SOURCE, None)
     assert text == "Enen re" and len(words.target_pieces) > 50
     # By default, the layer before last (of 2: the first).
     expected = {(i, j) for i, j in align(words, 0) if j < len(text.split())}

@@ -430,12 +430,12 @@ def test_a_statement_the_model_ended_with_an_exclamation_ends_with_its_stop(bund
 
 
 def test_a_word_written_twice_in_a_row_is_written_once(bundled):
-    from heedful.typography import unstuttered
+    from heedful.typography import undoubled
 
     stutter = "Turn left in the second light light light."
-    assert unstuttered(stutter, "Gira a la izquierda.", "en") == "Turn left in the second light."
-    assert unstuttered("UN PAIN PAIN, le lait", "Buy bread, milk", "fr") == "UN PAIN, le lait"
-    assert unstuttered("Un pain Pain.", "Buy bread.", "fr") == "Un pain."
+    assert undoubled(stutter, "Gira a la izquierda.", "en") == "Turn left in the second light."
+    assert undoubled("UN PAIN PAIN, le lait", "Buy bread, milk", "fr") == "UN PAIN, le lait"
+    assert undoubled("Un pain Pain.", "Buy bread.", "fr") == "Un pain."
     for kept, source, language in (
         ("Nous nous sommes perdus.", "We got lost.", "fr"),  # French doubles these
         ("Vous vous trompez.", "You are wrong.", "fr"),
@@ -445,7 +445,7 @@ def test_a_word_written_twice_in_a_row_is_written_once(bundled):
         ("a a", "x", "en"),  # one letter
         ("light-light light", "x", "en"),  # not a word apart: "light-light" then "light"
     ):
-        assert unstuttered(kept, source, language) == kept
+        assert undoubled(kept, source, language) == kept
     found = bundled["es-en"].translate(["Gira a la izquierda en el segundo semáforo."],
                                        alignments=True)[0]  # fmt: skip
     assert "light light" not in found.text  # before: "Turn left in the second light light light."

@@ -21,7 +21,7 @@ from heedful.model import Transformer
 from heedful.search import LengthPenalty, Stepped, beam_search, greedy_search
 from heedful.tokenizer import Tokenizer
 from heedful.translator import Sampling, Translator
-from heedful.typography import unstuttered
+from heedful.typography import undoubled
 from heedful.unknown_words import is_emoticon, put_back, split_unreadable
 
 TEXTS = [
@@ -285,7 +285,7 @@ def test_carrying_unreadable_words_can_be_turned_off(translator, tokenizer):
     text = "el gato 🙂 come pescado"
     expected = raw._text(raw.generate([tokenizer.encode(text)], 2)[0][0].tokens)
     # (the random model repeats one word, which the translation writes once)
-    assert raw.translate([text], 2)[0] == unstuttered(expected, text, raw.target_language)
+    assert raw.translate([text], 2)[0] == undoubled(expected, text, raw.target_language)
     assert "🙂" in translator.translate([text], 2)[0].split()
 
 

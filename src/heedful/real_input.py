@@ -77,9 +77,9 @@ from heedful.typography import (
     plain,
     replaced_quotes,
     stated,
+    undoubled,
     unended,
     unreadable_symbols,
-    unstuttered,
 )
 from heedful.unknown_words import (
     Unreadable,
@@ -624,7 +624,7 @@ def finish(
     if translator.protect_spans:
         text = elided(text, translator.target_language)  # "de enfants" -> "d'enfants"
         text = at_a_city(text, translator.target_language)  # "en Chicago" -> "à Chicago"
-        text = unstuttered(text, prepared.sentence, translator.target_language)  # "pain pain"
+        text = undoubled(text, prepared.sentence, translator.target_language)  # "pain pain"
     text = closed_quote(text, prepared.text)
     text = exclaimed(text, prepared.sentence, translator.target_language)  # "Thanks!", not "."
     text = stated(text, prepared.sentence)  # "Tourne à gauche.", not "!", for "Turn left."

@@ -234,7 +234,7 @@ _EN_A_NAME = re.compile(
 )
 
 
-def unstuttered(translation: str, source: str, language: str | None) -> str:
+def undoubled(translation: str, source: str, language: str | None) -> str:
     """``translation`` with a word the model wrote twice or more in a row written once, where the
     source holds no word twice in a row: the bundled models stutter on a word they cannot read
     ("Gira a la izquierda en el segundo semáforo." -> "Turn left in the second light light
