@@ -82,15 +82,10 @@ def write_own(text, model_dir: Path, links: str, train: str) -> None:
 
     translator = Translator.load(model_dir)
     config = translator.config
-    plain = replace(
-        read_method(model_dir), spelling=0.0, linked=0.0, blend=0.0, blend_layer=None,
-        confidence=0.0,
-    )  # fmt: skip
-    method = replace(plain, links=links).resolve(config.n_decoder_layers, config.n_heads)
+    method = replace(read_method(model_dir).attention_alone(), links=links)
+    method = method.resolve(config.n_decoder_layers, config.n_heads)
     with tqdm(total=len(text), unit="pair", desc="aligning") as bar:
-        table, left_out = own_linked_words(translator, text.sources, text.targets, method, bar=bar)
-    kept = len(text) - left_out
-    table.origin = f"the model's own links ({method.describe()}) over {kept:,} pairs of {train}"
+        table, _ = own_linked_words(translator, text.sources, text.targets, method, train, bar=bar)
     table.write(model_dir)
     print(f"wrote {model_dir / FILE}: {len(table.dice):,} word pairs; {table.origin}")
 

@@ -435,16 +435,16 @@ def test_the_model_s_own_links_make_its_table(model_dir, files, tmp_path, capsys
     target_words = {w.lower() for _, t in split for w in t}
     assert written.dice and all(s in source_words and t in target_words for s, t in written.dice)
     assert written.origin == f"the model's own links ({plain.describe()}) over 3 pairs of src"
-    one_by_one, left_out = own(translator, SOURCES, TARGETS, plain, batch_size=1)
+    one_by_one, left_out = own(translator, SOURCES, TARGETS, plain, "src", batch_size=1)
     assert left_out == 0 and one_by_one.dice == pytest.approx(expected.dice, rel=1e-6)
     with pytest.raises(ValueError, match="cannot come from a method that reads one"):
-        own(translator, SOURCES, TARGETS, replace(plain, linked=1.0))
+        own(translator, SOURCES, TARGETS, replace(plain, linked=1.0), "src")
     assert main([*args, "--linked", "1"]) == 0  # the table is read
     assert capsys.readouterr().out.count("\n") == 3
     assert (directory / FILE).read_text(encoding="utf-8").startswith("# the model's own links")
     for extra, message in (
-        (["--write-linked", "--linked", "1"], "not with --linked"),
-        (["--write-linked", "--method", "erase"], "not with --method erase"),
+        (["--write-linked", "--linked", "1"], "cannot come from a method that reads one"),
+        (["--write-linked", "--method", "erase"], "counts attention links, not erase's"),
     ):
         assert main([*args, *extra]) == 1
         assert message in capsys.readouterr().err

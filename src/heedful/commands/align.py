@@ -16,8 +16,8 @@ stderr, for every layer of an attention method, and the layer with the lowest is
 records the best in the model directory: choose on development data only. ``--write-linked``
 counts the links the model finds itself over the pairs given (its training pairs) into the
 model directory's table of linked words (heedful.explain.linked_words), which ``--linked``
-weighs: by the recorded method without the table, the spelling, a blend or a confidence, unless
-the options say otherwise.
+weighs: by the recorded method's attention alone (no table, spelling, blend or confidence),
+unless the options say otherwise.
 
 Words are the whitespace-separated words of the texts, counted from 0. Output: one line per
 pair; when the command translates (no --target), it translates as ``heedful translate
@@ -203,31 +203,23 @@ def _translate_and_align(translator, lines, method, args) -> int:
 
 def _write_linked(translator, model_dir, sources, targets, args) -> int:
     """``--write-linked``: the table of the model's own links over the pairs (by the recorded
-    method without the table, the spelling or a blend, unless the options say otherwise),
-    written into the model directory with a first line saying how it was made."""
+    method's attention alone, unless the options say otherwise), written into the model
+    directory with a first line saying how it was made."""
     from heedful.explain.alignment_choice import own_linked_words
     from heedful.explain.alignment_methods import read_method
     from heedful.explain.linked_words import FILE
 
     from .shared import progress_bar
 
-    if args.linked:
-        raise ValueError("--write-linked counts links found without the table: not with --linked")
-    plain = replace(
-        read_method(model_dir), spelling=0.0, linked=0.0, blend=0.0, blend_layer=None,
-        confidence=0.0,
-    )  # fmt: skip
-    method = _method(plain, args, translator.config)
-    if method.method == "erase":
-        raise ValueError("--write-linked counts attention links: not with --method erase")
+    method = _method(read_method(model_dir).attention_alone(), args, translator.config)
     with progress_bar(len(sources), "pair", quiet=False, desc="aligning") as bar:
-        table, left_out = own_linked_words(translator, sources, targets, method, bar=bar)
-    kept = len(sources) - left_out
-    name = Path(args.source).name
-    table.origin = f"the model's own links ({method.describe()}) over {kept:,} pairs of {name}"
+        table, left_out = own_linked_words(
+            translator, sources, targets, method, Path(args.source).name, bar=bar
+        )
     table.write(model_dir)
     print(
-        f"wrote {model_dir / FILE}: {len(table.dice):,} word pairs from {kept:,} pairs"
+        f"wrote {model_dir / FILE}: {len(table.dice):,} word pairs from "
+        f"{len(sources) - left_out:,} pairs"
         + (f" ({left_out:,} left out: their pieces split other words)" if left_out else ""),
         file=sys.stderr,
     )

@@ -347,16 +347,19 @@ def blends(pairs: Sequence[Pair], gold: Sequence[Gold], method: AlignmentMethod)
 
 
 def own_linked_words(
-    translator, sources: Sequence[str], targets: Sequence[str], method, *,
+    translator, sources: Sequence[str], targets: Sequence[str], method, name: str, *,
     batch_size: int = 1024, bar=None,
 ) -> tuple[LinkedWords, int]:  # fmt: skip
-    """The table of the links ``translator``'s model finds itself by ``method`` (resolved; it
-    must read no table) over sentence pairs, and how many pairs were left out. Words are split
-    as training splits them for eflomal (heedful.wordalign.words_with_spans) and given to the
-    model with a space between each, as alignment gold is; a pair whose pieces do not fall into
-    those words is left out. ``bar``: a progress bar, advanced by pairs."""
+    """The table of the links ``translator``'s model finds itself by ``method`` (resolved, an
+    attention method reading no table) over sentence pairs (``name``: what they are, for the
+    table's ``origin``), and how many pairs were left out. Words are split as training splits
+    them for eflomal (heedful.wordalign.words_with_spans) and given to the model with a space
+    between each, as alignment gold is; a pair whose pieces do not fall into those words is
+    left out. ``bar``: a progress bar, advanced by pairs."""
     if method.linked:
         raise ValueError("the links that make a table cannot come from a method that reads one")
+    if method.method not in ATTENTION_METHODS:
+        raise ValueError(f"a table of linked words counts attention links, not {method.method}'s")
     tokenizer = translator.tokenizer
     source_pieces = getattr(tokenizer, "source_pieces", tokenizer.pieces)
     words, links, left_out = [], [], 0
@@ -379,4 +382,6 @@ def own_linked_words(
         if bar is not None:
             bar.update(len(part))
     table = LinkedWords.count([s for s, _ in words], [t for _, t in words], links)
+    counted = f"{len(words):,} pairs of {name}"
+    table.origin = f"the model's own links ({method.describe()}) over {counted}"
     return table, left_out

@@ -168,6 +168,13 @@ class AlignmentMethod:
                 )
         return replace(self, layer=layer, blend_layer=blend_layer)
 
+    def attention_alone(self) -> AlignmentMethod:
+        """The same reading without the table, the spelling, a blend or a confidence."""
+        return replace(
+            self, spelling=0.0, linked=0.0, blend=0.0, blend_layer=None, confidence=0.0,
+            chosen_on=None, aer=None,
+        )  # fmt: skip
+
     def record(self) -> dict[str, Any]:
         """The JSON record a model directory keeps (``from_record`` reads it back)."""
         return {
