@@ -696,6 +696,7 @@ def test_a_holiday_is_given_as_a_weekday_and_written_the_target_way(bundled):
         ("Nochevieja", 0), ("Día de la Madre", 4)
     ]  # fmt: skip
     assert named("A new year. A day of rest. Father's days.", "en") == []
+    assert named("see you on mothers day", "en") == [("mothers day", 4)]  # typed without "'"
     assert named("Cerrado el Lunes de Pascua y el Día de Todos los Santos.", "es") == [
         ("Lunes de Pascua", 9), ("Día de Todos los Santos", 10)
     ]  # fmt: skip

@@ -333,11 +333,23 @@ _FRENCH_ARTICLE = re.compile(r"(?P<article>le |la |l')(?P<name>.+)")
 
 def _holiday_pattern(lang: str) -> re.Pattern[str]:
     forms = sorted((f for row in HOLIDAYS for f in row[lang]), key=len, reverse=True)
-    names = "|".join(re.escape(f).replace("'", "['’]") for f in forms)
+    names = "|".join(re.escape(f).replace("'", "['’]?") for f in forms)  # "mothers day" too
     return re.compile(rf"(?<![\w-])(?:{names})(?![\w-])", re.IGNORECASE)
 
 
 _HOLIDAY_PATTERNS = {lang: _holiday_pattern(lang) for lang in ("en", "es")}
+_APOSTROPHES = str.maketrans("", "", "'’")
+
+
+def _holiday_key(name: str) -> str:
+    return name.lower().translate(_APOSTROPHES)
+
+
+# each source language's forms, as ``_holiday_key`` writes them, -> their row
+_HOLIDAY_ROWS = {
+    lang: {_holiday_key(form): k for k, row in enumerate(HOLIDAYS) for form in row[lang]}
+    for lang in _HOLIDAY_PATTERNS
+}
 
 
 def find_holidays(text: str, lang: str | None) -> list[tuple[Span, Holiday]]:
@@ -345,12 +357,8 @@ def find_holidays(text: str, lang: str | None) -> list[tuple[Span, Holiday]]:
     pattern = _HOLIDAY_PATTERNS.get(lang or "")
     if pattern is None:
         return []
-    found = []
-    for m in pattern.finditer(text):
-        key = m.group().lower().replace("’", "'")
-        row = next(k for k, r in enumerate(HOLIDAYS) if key in (f.lower() for f in r[lang]))
-        found.append((m.span(), Holiday(row)))
-    return found
+    rows = _HOLIDAY_ROWS[lang]
+    return [(m.span(), Holiday(rows[_holiday_key(m.group())])) for m in pattern.finditer(text)]
 
 
 def write_date(date: Date | Weekdays | Holiday, lang: str) -> str:
@@ -471,10 +479,12 @@ def _put_french_holiday(match: re.Match, named: re.Match, capitals: bool) -> lis
     "la Saint-Sylvestre"."""
     before, article, name = (match["before"] or ""), named["article"], named["name"]
     lowered = before.lower()
-    if lowered in ("du", "au", "de", "à"):
-        joined = {"du": "de ", "au": "à ", "de": "de ", "à": "à "}[lowered] + article
-        joined = joined.replace("de le ", "du ").replace("à le ", "au ")
-        put, at = joined + name, (match.start("before"), match.end())
+    preposition = {"du": "de", "au": "à"}.get(lowered, lowered)  # "du" took the weekday's "le"
+    if preposition in CONTRACTED["fr"]:  # "de la", "de l'", "du" again before "le"
+        put = f"{preposition} {article}{name}"
+        if article == "le ":
+            put = f"{CONTRACTED['fr'][preposition]} {name}"
+        at = (match.start("before"), match.end())
     elif lowered == "le" or not before:
         put, at = article + name, (match.start(), match.end())
     else:  # "ce", "chaque": the name alone after them
