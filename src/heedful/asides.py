@@ -38,6 +38,7 @@ from heedful.casing import is_all_caps
 from heedful.dates import MONTHS, WEEKDAYS
 from heedful.explain.alignment_spans import WordLink, copied
 from heedful.labels import colon, find_label, label_kinds, translate_labels
+from heedful.names import written_titles
 from heedful.protect import find_phone_numbers, find_spans
 from heedful.textmap import Span
 
@@ -152,6 +153,7 @@ def as_aside(
         translation = _ADDED_END.sub("", translation)
     first = _WORD.match(translation)
     always = {"I", *MONTHS.get(target or "", ()), *WEEKDAYS.get(target or "", ())}
+    always |= written_titles(target)  # "señora García" -> "Mrs. García"
     capital = first is not None and (first.group() in always or first.group().split("'")[0] == "I")
     # "I", "Monday", "May" open a sentence going on as they do any ("Dear Mr. Smith, I am
     # writing ..." gave "Cher M. Smith, J'écris ...")

@@ -75,6 +75,7 @@ def titled_names(
     out = []
     opening = first_letter(text)
     person = PERSON_TITLES.get(language or "", {})
+    lower = _LOWER_CASE_TITLES.get(language or "", set())
     capitals = name_word is not None
     couples = _AND_TITLE_ANY_CASE if capitals else _AND_TITLE  # "MR. AND MRS. BROWN"
     articles = _ARTICLE_BEFORE.get(language or "")
@@ -91,7 +92,7 @@ def titled_names(
         word, dot = title.group(1), title.group(2)
         other = word.istitle() and dot and len(word) > 1 and word.lower() in titles
         other = other and not capitals and title.start() > opening
-        if not (_is_person_title(word, dot, person, capitals) or other):
+        if not (_is_person_title(word, dot, person, capitals, lower) or other):
             continue
         article = articles.search(text, 0, title.start()) if articles else None
         start = article.start() if article else title.start()  # "el Sr. Pérez"
@@ -112,22 +113,45 @@ def titled_names(
 # name and written again in the target language ("Sr. Pérez" -> "Mr. Pérez", "M. Pérez").
 PERSON_TITLES = {
     "en": {"mr": "mister", "mrs": "missus", "ms": "ms", "miss": "miss", "dr": "doctor",
-           "prof": "professor"},
+           "prof": "professor", "mister": "mister", "doctor": "doctor", "professor": "professor",
+           "capt": "captain", "captain": "captain", "aunt": "aunt", "uncle": "uncle"},
     "es": {"sr": "mister", "sra": "missus", "srta": "miss", "dr": "doctor", "dra": "doctor",
-           "prof": "professor", "profa": "professor"},
-    "fr": {"m": "mister", "mme": "missus", "mlle": "miss", "dr": "doctor", "pr": "professor"},
+           "prof": "professor", "profa": "professor", "señor": "mister", "señora": "missus",
+           "señorita": "miss", "doctor": "doctor", "doctora": "doctor", "profesor": "professor",
+           "profesora": "professor", "capitán": "captain"},
+    "fr": {"m": "mister", "mme": "missus", "mlle": "miss", "dr": "doctor", "pr": "professor",
+           "monsieur": "mister", "madame": "missus", "mademoiselle": "miss", "docteur": "doctor",
+           "professeur": "professor", "capitaine": "captain", "tante": "aunt", "oncle": "uncle"},
 }  # fmt: skip
+# the titles written out in full: the models read the words but not the title ("The teacher
+# García", "Smith nous a donné", "J'ai parlé à Professor Dubois"). Spanish and French write them
+# in lower case before a name ("el profesor García", "le docteur Martin"), English capitalises
+# its own ("Professor Smith")
+SPELT_OUT_TITLES = {
+    "en": {"mister", "doctor", "professor", "captain", "aunt", "uncle"},
+    "es": {"señor", "señora", "señorita", "doctor", "doctora", "profesor", "profesora", "capitán"},
+    "fr": {"monsieur", "madame", "mademoiselle", "docteur", "professeur", "capitaine", "tante",
+           "oncle"},
+}  # fmt: skip
+_LOWER_CASE_TITLES = {lang: SPELT_OUT_TITLES[lang] for lang in ("es", "fr")}
 _WRITTEN_TITLES = {
     "en": {"mister": "Mr.", "missus": "Mrs.", "ms": "Ms.", "miss": "Miss", "doctor": "Dr.",
-           "professor": "Prof."},
+           "professor": "Prof.", "captain": "Captain", "aunt": "Aunt", "uncle": "Uncle"},
     "es": {"mister": "Sr.", "missus": "Sra.", "ms": "Sra.", "miss": "Srta.", "doctor": "Dr.",
-           "professor": "Prof."},
+           "professor": "Prof.", "captain": "capitán", "aunt": "tía", "uncle": "tío"},
     "fr": {"mister": "M.", "missus": "Mme", "ms": "Mme", "miss": "Mlle", "doctor": "Dr",
-           "professor": "Pr"},
+           "professor": "Pr", "captain": "capitaine", "aunt": "Tante", "uncle": "Oncle"},
 }  # fmt: skip
+# a title written out in full is written out in the target language too, where it differs from
+# the short one: "el profesor García" -> "Professor García", "Professor Smith" -> "professeur"
+_WRITTEN_IN_FULL = {
+    "en": {"professor": "Professor"},
+    "es": {"professor": "profesor"},
+    "fr": {"professor": "professeur"},
+}
 # a woman's title (its meaning, or its spelling where the meaning is shared): a name placeholder
 # for her is a woman's, for the words that agree with it ("Mme Smith est fatiguée")
-FEMININE_TITLES = {"missus", "ms", "miss", "dra", "profa"}
+FEMININE_TITLES = {"missus", "ms", "miss", "aunt", "dra", "profa", "doctora", "profesora"}
 
 
 def write_title(name: str, source: str | None, target: str | None) -> str:
@@ -141,8 +165,22 @@ def write_title(name: str, source: str | None, target: str | None) -> str:
     if not written or opening is None:
         return name
     title, meaning = opening
-    written_title = written[meaning].upper() if name.isupper() else written[meaning]
+    in_full = title.group(1).lower() in SPELT_OUT_TITLES.get(source or "", ())  # not "Prof."
+    if in_full and not name[title.end() :].strip():
+        return name  # "Mister, can you help me?": a word, with no name to be the title of
+    written_title = written[meaning]
+    if in_full:
+        written_title = _WRITTEN_IN_FULL.get(target or "", {}).get(meaning, written_title)
+    written_title = written_title.upper() if name.isupper() else written_title
     return written_title + name[title.end() :]  # "SR. GARCÍA" -> "MR. GARCÍA"
+
+
+def written_titles(language: str | None) -> frozenset[str]:
+    """The titles ``write_title`` writes in ``language``, without their full stop ("Mrs",
+    "Professor"): a sentence opening with one opens with a name."""
+    written = {*_WRITTEN_TITLES.get(language or "", {}).values()}
+    written |= {*_WRITTEN_IN_FULL.get(language or "", {}).values()}
+    return frozenset(title.rstrip(".") for title in written)
 
 
 def has_title(name: str, source: str | None) -> bool:
@@ -163,7 +201,10 @@ def _opening_title(name: str, language: str | None) -> tuple[re.Match, str] | No
     person = PERSON_TITLES.get(language or "", {})
     title = _TITLE.match(_without_article(name, language))
     capitals = name.isupper()  # "SR. GARCÍA"; not "MS" of "MS Word"
-    if title is None or not _is_person_title(title.group(1), title.group(2), person, capitals):
+    lower = _LOWER_CASE_TITLES.get(language or "", set())
+    if title is None or not _is_person_title(
+        title.group(1), title.group(2), person, capitals, lower
+    ):
         return None
     return title, person[title.group(1).lower()]
 
@@ -175,10 +216,14 @@ def _without_article(name: str, language: str | None) -> str:
     return name[found.end() :] if found else name
 
 
-def _is_person_title(word: str, dot: str, person: dict[str, str], capitals: bool = False) -> bool:
+def _is_person_title(
+    word: str, dot: str, person: dict[str, str], capitals: bool = False,
+    lower: Collection[str] = (),
+) -> bool:  # fmt: skip
     # "M." needs its full stop ("M" alone is a letter); the others may go without ("Dr Smith");
-    # in capitals only in a text in capitals ("SR. GARCÍA"; "MS Word" is no "Ms. Word")
-    cased = word.istitle() or capitals and word.isupper()
+    # in capitals only in a text in capitals ("SR. GARCÍA"; "MS Word" is no "Ms. Word"); in
+    # lower case those of ``lower`` written out in full ("el señor Tanaka")
+    cased = word.istitle() or capitals and word.isupper() or word in lower and not dot
     return cased and word.lower() in person and bool(dot or len(word) > 1)
 
 
@@ -234,7 +279,7 @@ _QUOTED = re.compile(r'(?:"|“|‘|« ?)(?P<inner>[^"“”‘’«»\n]+?)(?:"
 _LETTERS = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
 _POSSESSIVE = re.compile(r"['’]s$")
 _MIXED = re.compile(r"(?<![\w'’-])[^\W\d_]*[a-zà-ÿ][A-ZÀ-Þ][^\W\d_]*(?:['’][^\W\d_]+)?(?![\w'’-])")
-_TITLE = re.compile(r"(?<![\w.])([^\W\d_]{1,5})(\.?)(?=[ -]|$)")
+_TITLE = re.compile(r"(?<![\w.])([^\W\d_]{1,12})(\.?)(?=[ -]|$)")
 # the article a person's title takes in a language, which the title's translation drops ("el
 # Sr. García llegó" -> "Mr. García arrived", "la Sra. López" -> "Mme López")
 _ARTICLES = {"es": "el|la"}

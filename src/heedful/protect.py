@@ -806,12 +806,12 @@ def _french_title(
     signing = opening and not translation[match.end() :].strip(' .!?»”"')  # the line: a name
     addressed = translation.startswith(",", match.end()) and opening or signing
     if addressed or _NO_ARTICLE.search(before) or before.rstrip().endswith((",", ":", "(")):
-        return put, []
+        return (put[:1].upper() + put[1:] if opening else put), []  # "Professeur Smith, ..."
     article = "Le " if opening else "le "
     return (article.upper() if put.isupper() else article) + put, []
 
 
-_FRENCH_TITLE = re.compile(r"(?:Dr|Pr|DR|PR) \w")
+_FRENCH_TITLE = re.compile(r"(?:Dr|Pr|professeur|capitaine|DR|PR|PROFESSEUR|CAPITAINE) \w")
 _DE_OR_A = re.compile(r"(?<![\w'’])([dD]e|[àÀ]) $")
 _NO_ARTICLE = re.compile(
     r"(?<![\w'’])(?:le|la|les|l'|du|au|aux|un|une|ce|cet|cette|cher|chère|chers|mon|ton|son|notre"

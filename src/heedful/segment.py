@@ -34,7 +34,7 @@ import pysbd
 from pysbd.languages import LANGUAGE_CODES
 
 from heedful.abbreviations import find_abbreviations
-from heedful.names import PERSON_TITLES
+from heedful.names import PERSON_TITLES, SPELT_OUT_TITLES
 
 Span = tuple[int, int]  # [start, end) in a text
 
@@ -87,7 +87,9 @@ class SentenceSplitter:
         self._segmenter = pysbd.Segmenter(language=self.language, clean=False, char_span=True)
         # English keeps pysbd's own cuts: its rules are complete, and "Inc." may end a sentence
         self._titles = titles(self.language) if self.language != "en" else frozenset()
-        self._person = PERSON_TITLES.get(self.language, {})  # "Sr." opening a line: "Sr. | Pérez"
+        # "Sr." opening a line: "Sr. | Pérez"; not a word ("Uncle. | Bob came.")
+        spelt_out = SPELT_OUT_TITLES.get(self.language, set())
+        self._person = set(PERSON_TITLES.get(self.language, {})) - spelt_out
 
     def split(self, text: str, keep_whole: Sequence[Span] = ()) -> Paragraph:
         """``text``'s sentences: line by line, each line cut by pysbd, never inside a span of
