@@ -683,6 +683,34 @@ def test_a_day_of_the_month_alone_is_a_date_given_as_a_weekday():
     assert dated.restore("I'll be back on Sunday.") == "I'll be back on the 15th."
 
 
+def test_a_weekday_the_model_changed_is_put_back():
+    from heedful.dates import kept_weekdays
+
+    def kept(given, translation, source="en", target="fr"):
+        return kept_weekdays(given, translation, source, target)
+
+    assert kept("See you on Tuesday.", "À lundi.") == "À mardi."
+    assert kept("Closed on Sundays.", "Fermé les lundis.") == "Fermé les dimanches."
+    assert kept("TUESDAY.", "LUNDI.") == "MARDI."
+    # English capitalises a weekday, whatever the model wrote
+    assert kept("Cerrado el martes.", "Closed on monday.", "es", "en") == "Closed on Tuesday."
+    # in their order, where the model wrote as many as it was given
+    assert kept("From Monday to Friday.", "Du lundi au mardi.") == "Du lundi au vendredi."
+    assert kept("Monday and Friday.", "Vendredi et lundi.") == "Vendredi et lundi."  # the same
+    assert kept("On Monday.", "Lundi, ou mardi.") == "Lundi, ou mardi."  # one more: left
+    assert kept("On Monday.", "Le jour.") == "Le jour."  # dropped: left
+    assert kept("On Monday.", "Mardi.", "en", "xx") == "Mardi."  # a language without weekdays
+
+
+def test_a_weekday_survives_translation_on_the_bundled_model(bundled):
+    """Before: "Salut Mark, j'écris à confirmer notre rendez-vous lundi." (without "Hi Mark,"
+    the model wrote "mardi")."""
+    (found,) = bundled["en-fr"].translate(
+        ["Hi Mark, I'm writing to confirm our appointment on Tuesday."]
+    )
+    assert "mardi" in found and "lundi" not in found, found
+
+
 def test_a_holiday_is_given_as_a_weekday_and_written_the_target_way(bundled):
     from heedful.dates import Holiday, find_holidays, write_date
 
@@ -1139,6 +1167,14 @@ def test_a_title_and_the_name_after_it_are_one_name():
     assert found("Miss you. M Smith.", "en") == []  # no name after; "M" needs its full stop
     # a title in capitals counts only in a text in capitals: "MS Word" gave "Mme Word"
     assert found("Open it in MS Word.", "en") == []
+    # written out in full: capitalised in English, in lower case in Spanish and French too
+    assert found("I met Professor Dubois and Captain Jones.", "en") == [
+        "Professor Dubois", "Captain Jones"]  # fmt: skip
+    assert found("El señor Tanaka y la doctora Kowalski.", "es") == [
+        "El señor Tanaka", "la doctora Kowalski"]  # fmt: skip
+    assert found("J'ai vu le professeur Martin.", "fr") == ["professeur Martin"]
+    assert found("Hablé con el señor de la tienda.", "es") == []  # no name after it
+    assert found("I met the professor Dubois saw.", "en") == []  # English capitalises its own
 
 
 def test_in_capitals_a_title_takes_the_words_after_it_that_may_be_a_name():
@@ -1229,6 +1265,16 @@ def test_a_title_and_its_name_are_kept_in_title_case_too(bundled):
         ("en", "xx", "Mr. Smith", "Mr. Smith", False),  # a language without titles here
         ("es", "en", "EL SR. GARCÍA", "MR. GARCÍA", False),  # in capitals
         ("en", "fr", "MS Word", "MS Word", False),  # not in capitals: no title
+        # written out in full (the models wrote "The teacher García", "The lady Okafor")
+        ("es", "en", "el profesor García", "Professor García", False),
+        ("es", "en", "la profesora Martínez", "Professor Martínez", True),
+        ("es", "en", "la señora Okafor", "Mrs. Okafor", True),
+        ("es", "en", "el señor Tanaka", "Mr. Tanaka", False),
+        ("es", "en", "la doctora Kowalski", "Dr. Kowalski", True),
+        ("es", "en", "el capitán Jones", "Captain Jones", False),
+        ("en", "fr", "Doctor Lee", "Dr Lee", False),
+        ("en", "fr", "Aunt Maria", "Tante Maria", True),
+        ("en", "fr", "Mister", "Mister", False),  # a word alone, not a title: as it is
     ],
 )
 def test_a_title_is_written_the_target_way(source, target, name, written, woman):
@@ -1336,6 +1382,27 @@ def test_a_doctor_s_title_takes_french_s_article_where_one_speaks_of_them():
     )  # "la Dre"?
     mister = protect("I saw Mr. Smith.", "en", "fr", extra=[(6, 15)])  # "M." takes none
     assert mister.restore(f"J'ai vu {mister.placeholders[0]}.") == "J'ai vu M. Smith."
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [  # before: "The teacher García gave us", "The Tanaka is in a meeting.", "The lady Okafor",
+        # "The captain Jones", "Good morning, garcía is dying."; "Smith nous a donné" (the title
+        # dropped), "J'ai parlé à Professor Dubois", "Captain Jones est", "Aunt Maria habite"
+        ("es-en", "El profesor García nos dio mucha tarea.", "Professor García gave us"),
+        ("es-en", "El señor Tanaka está en una reunión.", "Mr. Tanaka is"),
+        ("es-en", "La señora Okafor enseña historia.", "Mrs. Okafor teaches history."),
+        ("es-en", "El capitán Jones está en el barco.", "Captain Jones is on the ship."),
+        ("es-en", "Buenos días, señora García.", "Good morning, Mrs. García."),
+        ("en-fr", "Professor Smith gave us a lot of homework.", "Le professeur Smith nous a"),
+        ("en-fr", "I talked to Professor Dubois yesterday.", "au professeur Dubois hier"),
+        ("en-fr", "Captain Jones is on the ship.", "Le capitaine Jones est"),
+        ("en-fr", "Aunt Maria lives in Texas.", "Tante Maria habite"),
+    ],
+)
+def test_a_title_written_out_in_full_is_written_the_target_way(bundled, name, text, expected):
+    (found,) = bundled[name].translate([text])
+    assert expected in found, found
 
 
 @pytest.mark.parametrize(

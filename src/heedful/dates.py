@@ -493,3 +493,35 @@ def _put_french_holiday(match: re.Match, named: re.Match, capitals: bool) -> lis
     if opening:
         put = put[:1].upper() + put[1:]
     return [(at, put.upper() if capitals else put)]
+
+
+def kept_weekdays(given: str, translation: str, source: str | None, target: str | None) -> str:
+    """``translation`` with the weekdays of ``given`` (the text the model was given) where the
+    model wrote others, as many as it was given, in their order: "Hi Mark, I'm writing to
+    confirm our appointment on Tuesday." gave "... notre rendez-vous lundi." (without "Hi
+    Mark," the model wrote "mardi"). A plural stays plural ("Sundays" -> "dimanches"), the
+    case as the model wrote it (English capitalises its own). A weekday the model dropped, or
+    wrote once more, is left."""
+    if source not in _PLURAL_WEEKDAY or target not in _PLURAL_WEEKDAY:
+        return translation
+    wanted = [weekday_number(m["day"], source) for m in _PLURAL_WEEKDAY[source].finditer(given)]
+    written = list(_PLURAL_WEEKDAY[target].finditer(translation))
+    found = [weekday_number(m["day"], target) for m in written]
+    if not wanted or len(found) != len(wanted) or sorted(found) == sorted(wanted):
+        return translation
+    for match, day in reversed(list(zip(written, wanted, strict=True))):
+        name = WEEKDAYS[target][day]
+        as_written = match["day"]
+        if as_written.isupper() and len(as_written) > 1:
+            name = name.upper()
+        elif as_written[0].isupper():
+            name = name[0].upper() + name[1:]
+        translation = translation[: match.start("day")] + name + translation[match.end("day") :]
+    return translation
+
+
+# a weekday, and the plural's ending after it ("Sundays", "domingos", "dimanches"), in any case
+_PLURAL_WEEKDAY = {
+    lang: re.compile(rf"(?<![\w-])(?P<day>{_weekday_names(lang)})(?:s)?(?![\w-])", re.IGNORECASE)
+    for lang in WEEKDAYS
+}

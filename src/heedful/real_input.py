@@ -43,6 +43,7 @@ from heedful.casing import (
     opens_capitalised,
     uncapitalise,
 )
+from heedful.dates import kept_weekdays
 from heedful.decoding import DecodingOptions
 from heedful.emphasis import find_emphasis, with_emphasis
 from heedful.explain.alignment_choice import align_pair
@@ -607,8 +608,11 @@ def finish(
     protected = prepared.protected
     split = carried or Unreadable(prepared.text.split(), [], [])
     mended = translation
+    if translator.protect_spans:  # "on Tuesday" -> "lundi" in one sentence of mine
+        language = translator.source_language, translator.target_language
+        mended = kept_weekdays(prepared.text, translation, *language)
     if protected is not None:
-        mended = protected.mended(translation)
+        mended = protected.mended(mended)
         split = protected.missing(mended, split)
     put, spans = mended, []
     if split.words:
