@@ -1946,6 +1946,21 @@ def test_a_number_with_its_unit_takes_in_the_hours_the_model_wrote_after_it():
     )
 
 
+def test_a_number_that_is_no_time_takes_no_a_m_or_p_m_from_the_model():
+    """The bundled es -> en model read "a 100 por la noche" and "el 100 a las 200" as times:
+    "The temperature went down at -5 °C p.m.", "The meeting is 12/03/2025 a.m. at 15:30."."""
+    cold = protect("La temperatura bajó a -5 °C por la noche.", "es", "en")
+    (number,) = cold.placeholders
+    assert cold.restore(f"It went down at {number} p.m.") == "It went down at -5 °C."
+    dated = protect("La reunión es el 12/03/2025 a las 15:30.", "es", "en")
+    day, time = dated.placeholders
+    assert dated.restore(f"It is {day} a.m. at {time}.") == "It is 12/03/2025 at 15:30."
+    # a time keeps them: "a las 9 de la mañana" is "at 9 a.m."
+    clock = protect("Abro a las 9:30 de la mañana.", "es", "en")
+    (time,) = clock.placeholders
+    assert clock.restore(f"I open at {time} a.m.") == "I open at 9:30 a.m."
+
+
 def test_an_ordinal_written_with_its_english_suffix_takes_none_from_the_model():
     protected = protect("Vive en el 1.º piso.", "es", "en")
     (number,) = protected.placeholders

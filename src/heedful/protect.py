@@ -892,7 +892,10 @@ def _extent(match: re.Match, span: str, translation: str, *, phone: bool = False
       hour: "Il est 25°C dehors", not "Il est 25°C heures dehors");
     * minutes after a time that has its own ("1:50:00" for "a las 1:50": "1:50");
     * a word for hours or years after a ``phone`` number ("à +33 6 12 34 56 78 heures");
-    * the full stop after a span ending with its own ("9 a.m." ending a sentence)."""
+    * the full stop after a span ending with its own ("9 a.m." ending a sentence);
+    * "a.m." or "p.m." after a number with a unit other than a clock's, or a date written in
+      figures (the model read "a 100 por la noche" as a time: "-5 °C p.m.", "12/03/2025
+      a.m.")."""
     if is_money(span):
         start, end = match.span()  # "$100 dollars" for "$5": "$5"
         if before := CURRENCY_BEFORE.search(translation, 0, start):
@@ -911,6 +914,11 @@ def _extent(match: re.Match, span: str, translation: str, *, phone: bool = False
         kind = _measure(span)
         if kind and (tail := _MEASURE_WORDS[kind].match(translation, match.end())):
             return match.start(), tail.end()  # "100 kilograms of" for "2 kg de": "2 kg of"
+    clock = _TIME.fullmatch(span) or is_said_time(span)
+    if (unit and not clock or _FIGURES_DATE.fullmatch(span)) and (
+        tail := _MERIDIEM.match(translation, match.end())
+    ):
+        return match.start(), tail.end()  # "-5 °C p.m." for "-5 °C por la noche": "-5 °C."
     decade = span.startswith(tuple(DECADE_WORD.values()))
     if decade and (tail := _YEARS_WORD.match(translation, match.end())):
         return match.start(), tail.end()  # "années 80 ans" for "in the 80s": the decade says it
@@ -942,6 +950,9 @@ _NOT_A_TIME = re.compile(
 )  # in capitals too
 
 _MINUTES = re.compile(r":\d\d(?!\d)")
+# "a.m." or "p.m." after a placeholder, its full stop too where the sentence goes on
+_MERIDIEM = re.compile(r" [aApP]\. ?[mM](?:\.(?=\s*\w))?(?!\w)")
+_FIGURES_DATE = re.compile(r"\d{1,4}([/.-])\d{1,2}\1\d{1,4}")  # "12/03/2025", "2025-03-12"
 # in capitals too: "FREE SHIPPING ON ORDERS OVER $50" gave "... DE PLUS DE 50 $ ANS"
 _YEARS_WORD = re.compile(r" (?:ans|années|años)(?!\w)", re.IGNORECASE)
 _HOURS = re.compile(r" (?:heures?|h|horas?|hours?|o'clock)(?!\w)", re.IGNORECASE)  # in capitals too
