@@ -76,6 +76,15 @@ def test_a_greeting_gets_the_target_word_for_its_name():
     assert greeting("Dear Tom, how are you?", None) is None
     assert greeting("Dear Tom.", None) is None  # a greeting ends with its comma or colon
     assert greeting("DEAR ANNA.", target="fr") == "CHÈRE ANNA"  # in capitals as written
+    # a title written out in full, in lower case as Spanish writes it (was "Mrs. García
+    # stretched:", "Take care of Professor Ruiz:")
+    assert greeting("Estimada señora García.", ":", "es", "en") == "Dear Mrs. García"
+    assert greeting("Querido profesor Ruiz.", ":", "es", "en") == "Dear Professor Ruiz"
+    # to whom one does not know by name (was "Be gentle:", "Be men:", "D'accord,")
+    assert greeting("Estimado señor.", ":", "es", "en") == "Dear Sir"
+    assert greeting("Estimados señores.", ":", "es", "en") == "Dear Sir or Madam"
+    assert greeting("Dear sir.", target="fr") == "Monsieur"
+    assert greeting("Dear Sir or Madam.", target="fr") == "Madame, Monsieur"
     assert letter_formula("KIND REGARDS.", ",", "en", "fr") == "CORDIALEMENT"
 
 

@@ -77,6 +77,13 @@ GROUP_GREETINGS = [
     {"en": ("Dear friends",), "es": ("Queridos amigos", "Estimados amigos"), "fr": ("Chers amis",)},
     {"en": ("Ladies and gentlemen",), "es": ("Señoras y señores", "Damas y caballeros"),
      "fr": ("Mesdames et messieurs",)},
+    # to whom one does not know by name ("Estimado señor:" -> "Be gentle:", "Dear sir," ->
+    # "D'accord,")
+    {"en": ("Dear Sir or Madam", "Dear Sir/Madam", "Dear Madam or Sir"),
+     "es": ("Estimado señor o señora", "Estimados señores", "Muy señores míos"),
+     "fr": ("Madame, Monsieur", "Madame, monsieur")},
+    {"en": ("Dear Sir",), "es": ("Estimado señor", "Muy señor mío"), "fr": ("Monsieur",)},
+    {"en": ("Dear Madam",), "es": ("Estimada señora", "Muy señora mía"), "fr": ("Madame",)},
 ]  # fmt: skip
 _THANKS = 2  # the row of thanks
 # each language's closing, in lower case -> its row
@@ -213,7 +220,10 @@ def letter_formula(
     if greeting is None or mark is None:
         return None
     name = greeting["name"].rstrip(".")  # the full stop given in place of the line's mark
-    if not all(word[0].isupper() for word in name.split()):
+    words = name.split()
+    if len(words) > 1 and has_title(name, source):
+        words = words[1:]  # "Estimada señora García:", a title written out in lower case
+    if not all(word[0].isupper() for word in words):
         return None  # "Dear all", "Querido amigo"
     woman = feminine_title(name, source) or people(source).is_woman(name)
     formal = has_title(name, source)
