@@ -15,6 +15,7 @@ from attention_views_support import SOURCE, TARGET, single_thread, tiny_transfor
 from heedful.attended import Attended
 from heedful.checkpoint import save_model_dir
 from heedful.cli import main
+from heedful.explain import alignment_choice
 from heedful.explain.align import Gold, aer, format_links, parse_links, read_gold, word_counts
 from heedful.explain.alignment_choice import (
     Pair,
@@ -533,6 +534,33 @@ def test_choose_keeps_only_sure_links_where_the_gold_leaves_a_word_unlinked():
     assert best.confidence > 0 and best.aer == 0.0
     assert links_of(pair, best) == truth
     assert min(c.aer for c in tried if not c.confidence) > 0.0
+
+
+def test_choose_tries_the_confidence_on_its_best_readings_before_blending(monkeypatch):
+    """Head 1 is sure of each word the gold links (0.9) and spreads the two words it leaves
+    unlinked, 0.3 at most, on extra source words; head 2 sends those two, and word 4, to words
+    already linked. Linked both ways, the mean of the heads misses word 4 (AER 0.2), head 1
+    links the two unlinked words (0.25); only head 1 with a confidence is right, and no step
+    that starts from the mean of the heads finds it."""
+    n, extra = 5, 2
+    sources, targets = [f"▁w{k}" for k in range(n + extra)], [f"▁v{k}" for k in range(n)]
+    width = n + extra + 1
+    cross = torch.full((2, 2, n + 1, width), 1.0 / width)
+    for j in range(n):  # shift: row j + 1 reads target word j
+        cross[0, :, j + 1] = 0.0
+        cross[0, 0, j + 1, j], cross[0, 0, j + 1, -1] = 0.9, 0.1
+    for j, k in ((2, 5), (3, 6)):
+        cross[0, 0, j + 1, :n], cross[0, 0, j + 1, k] = 0.12, 0.3
+    for j, k in ((0, 0), (1, 1), (2, 0), (3, 1), (4, 0)):
+        cross[0, 1, j + 1, k] = 1.0
+    pair = Pair(Attended("", "", [*sources, "</s>"], [*targets, "</s>"], None, None, cross))
+    truth = {(j, j) for j in (0, 1, 4)}
+    gold = [Gold(truth, set(truth))]
+    best, _ = choose([pair], gold, "hand-made", methods=("shift",))
+    assert (best.heads, best.confidence, best.aer) == ((0,), 0.5, 0.0)
+    monkeypatch.setattr(alignment_choice, "SURE_FIRST", 0)  # the confidence tried last only
+    best, _ = choose([pair], gold, "hand-made", methods=("shift",))
+    assert best.heads is None and best.aer > 0.1
 
 
 # --- the command ----------------------------------------------------------------------------

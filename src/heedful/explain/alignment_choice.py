@@ -45,6 +45,7 @@ SPELLING = (1.0, 2.0, 4.0)  # the weights of the words' spelling that ``choose``
 LINKED = (0.25, 0.5, 1.0)  # the weights of the training's linked words it tries besides 0
 BLEND = (0.25, 0.5, 0.75)  # the weights of a second reading it tries with the best (``blends``)
 CONFIDENCE = (0.25, 0.5, 0.75)  # the shares a link must hold that it tries with the best last
+SURE_FIRST = 5  # how many of the best readings it tries with each confidence before blending
 
 
 @dataclass
@@ -317,14 +318,26 @@ def choose(
     pairs: Sequence[Pair], gold: Sequence[Gold], chosen_on: str, methods: Sequence[str] = METHODS
 ) -> tuple[AlignmentMethod, list[AlignmentMethod]]:
     """The candidate with the lowest AER (recording ``chosen_on``), and every candidate: those
-    of ``candidates``, then the best of them blended with each layer's ``predict`` reading at
-    each weight of ``BLEND`` (with each spelling and linked weight again), then the best of all
-    with each ``CONFIDENCE``."""
+    of ``candidates``, the ``SURE_FIRST`` best readings with each ``CONFIDENCE`` (keeping only
+    the sure links favours one sharp head over the mean of several), then the best of
+    ``candidates`` and the best of those with a confidence, each blended with each layer's
+    ``predict`` reading at each weight of ``BLEND`` (with each spelling and linked weight
+    again), then the best of all with each ``CONFIDENCE``."""
     tried = candidates(pairs, gold, methods)
+    plain = min(range(len(tried)), key=lambda k: (tried[k].aer, k))
+    readings = {}  # the best few readings (each its best weights of the spelling and the table)
+    for k in sorted(range(len(tried)), key=lambda k: (tried[k].aer, k)):
+        reading = replace(tried[k], spelling=0.0, linked=0.0, aer=None)
+        readings.setdefault(reading, k)
+    for k in list(readings.values())[:SURE_FIRST]:
+        for confidence in CONFIDENCE:
+            candidate = replace(tried[k], confidence=confidence, aer=None)
+            tried.append(replace(candidate, aer=evaluate(pairs, gold, candidate)))
+    sure = min(range(len(tried)), key=lambda k: (tried[k].aer, k))
+    for start in dict.fromkeys((plain, sure)):  # blended from the best with and without
+        if tried[start].method in ATTENTION_METHODS:
+            tried += blends(pairs, gold, replace(tried[start], aer=None))
     best = min(range(len(tried)), key=lambda k: (tried[k].aer, k))
-    if tried[best].method in ATTENTION_METHODS:
-        tried += blends(pairs, gold, replace(tried[best], aer=None))
-        best = min(range(len(tried)), key=lambda k: (tried[k].aer, k))
     for confidence in CONFIDENCE:
         candidate = replace(tried[best], confidence=confidence, aer=None)
         tried.append(replace(candidate, aer=evaluate(pairs, gold, candidate)))
