@@ -76,6 +76,11 @@ def test_a_wish_opening_a_sentence_is_cut_or_given_as_the_stand_in():
         ("es-en", "Feliz Día de la Madre.", "Happy Mother's Day."),
         ("en-fr", "Happy Mother's Day!", "Bonne fête des mères !"),
         ("en-fr", "happy halloween", "Joyeux Halloween"),
+        # chat's "cumple" (before: "I am happy to drive!!", "Happy roads!"); "cumple" the verb
+        # stays the model's
+        ("es-en", "feliz cumple!!", "Happy birthday!!"),
+        ("es-en", "¡Feliz cumple, Ana!", "Happy birthday, Ana!"),
+        ("es-en", "Mi hijo cumple 7 años.", "My son will be 7 years old."),
     ],
 )
 def test_wishes_translate_on_the_bundled_models(bundled, name, text, expected):

@@ -31,7 +31,7 @@ WISHES = [
      "fr": ("Joyeux Noël",)},
     {"en": ("Happy New Year",), "es": ("Feliz Año Nuevo", "Próspero Año Nuevo", "Feliz año"),
      "fr": ("Bonne année", "Bonne et heureuse année")},
-    {"en": ("Happy birthday",), "es": ("Feliz cumpleaños",),
+    {"en": ("Happy birthday", "Happy bday"), "es": ("Feliz cumpleaños", "Feliz cumple"),
      "fr": ("Joyeux anniversaire", "Bon anniversaire")},
     {"en": ("Happy holidays", "Season's greetings"), "es": ("Felices fiestas",),
      "fr": ("Bonnes fêtes",)},
