@@ -105,6 +105,22 @@ def test_a_letter_translates_with_its_greeting_and_closing_linked(bundled):
     assert found == ["Dear Mr. Gómez:", "Best regards,"]
 
 
+def test_hey_typed_without_its_comma_is_cut_before_a_question_or_a_clause(bundled):
+    """Before: "hey what are you doing tonight?" -> "Il y a ce que tu fais ce soir ?", "oye q
+    haces" -> "Do you hear you're doing?"."""
+    from heedful.formulas import bare_hey, greeting_end
+
+    assert greeting_end("hey what are you doing?", "en") == len("hey")
+    assert greeting_end("oye q haces", "es") == len("oye")
+    assert greeting_end("Hey guys, it's late.", "en") is None  # whom it greets
+    assert greeting_end("¡Oye que te llamo!", "es") is None  # "que": no question
+    assert bare_hey("oye", "es") and bare_hey("Hey", "en") and not bare_hey("hey you", "en")
+    found = bundled["en-fr"].translate(["hey what are you doing tonight?", "hey"])
+    assert found[0] == "Hé, que fais-tu ce soir ?" and "," not in found[1], found
+    (found,) = bundled["es-en"].translate(["oye q haces"])
+    assert found == "Hey, what are you doing?"
+
+
 def test_an_opening_greeting_before_a_comma_ends_where_its_comma_does():
     from heedful.formulas import greeting_end
 

@@ -113,6 +113,22 @@ _OPENING = {  # perhaps with whom it greets ("Hola Marta,", "Hola chicos,")
     )
     for lang, words in OPENING_GREETINGS.items()
 }
+# "hey" opening a sentence typed without its comma, before a question or a clause (not before
+# whom it greets: "Hey guys, it's late"): "hey what are you doing tonight?" gave "Il y a ce que
+# tu fais ce soir ?", "oye q haces" "Do you hear you're doing?"; cut there, as after "Hey,"
+_HEY_BEFORE = {
+    "en": "what whats what's where how why when who are r is can could do did have i im i'm "
+          "you u we let's lets wanna",
+    "es": "q k qué donde dónde como cómo cuando cuándo por quien quién cuanto cuánto tienes "
+          "estas estás vienes vas sabes puedes quieres me te ya no si sí",
+}  # fmt: skip
+_BARE_HEY = {
+    lang: re.compile(
+        rf"[¡]?(?:hey|oye|ey)(?= (?:{'|'.join(map(re.escape, words.split()))})(?![\w'’]))",
+        re.IGNORECASE,
+    )
+    for lang, words in _HEY_BEFORE.items()
+}
 _NAME = r"[^\W\d_][\w'’.-]*"  # a word of a name, or a title ("Sr.")
 _GREETING = {
     lang: re.compile(
@@ -154,6 +170,9 @@ def greeting_end(sentence: str, language: str | None) -> int | None:
     found = _OPENING[language].match(sentence) if language in _OPENING else None
     if found is not None:  # "Hola,", "Hola Marta,", "Hola chicos,"
         return found.end()
+    found = _BARE_HEY[language].match(sentence) if language in _BARE_HEY else None
+    if found is not None:  # "hey what are you doing", "oye q haces": "hey" of "hey,"
+        return found.end()
     wish = wish_end(sentence, language)
     if wish is not None:
         return wish
@@ -169,6 +188,16 @@ def greeting_end(sentence: str, language: str | None) -> int | None:
     if found is not None and all(w[0].isupper() for w in found["name"].split()):
         return found.end()  # "Love, Paul", not "Love, you"
     return None
+
+
+def bare_hey(sentence: str, language: str | None) -> bool:
+    """Whether ``sentence`` is nothing but the "hey" that ``greeting_end`` cuts from what
+    follows it typed without its comma ("oye" of "oye q haces"): its translation ends with the
+    comma the text lacks, and the sentence goes on after it ("Hey, what are you doing?")."""
+    return language in _BARE_HEY and _HEY.fullmatch(sentence) is not None
+
+
+_HEY = re.compile(r"[¡]?(?:hey|oye|ey)", re.IGNORECASE)
 
 
 def closing_after_comma(text: str, language: str | None) -> int | None:

@@ -77,6 +77,9 @@ def opened(sentence: str, lexicon: Lexicon | None) -> str:
         return sentence
     if not lexicon.knows(word.group(), accents=False):
         return sentence
+    letter = word.group() if len(word.group()) == 1 else None
+    if letter and any(lexicon.usual_words(letter, lang) != letter for lang in ("en", "es")):
+        return sentence  # chat's letter for a word ("q haces"), spelt out in lower case only
     at = word.start()
     return sentence[:at] + sentence[at].upper() + sentence[at + 1 :]
 

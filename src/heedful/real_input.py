@@ -49,7 +49,7 @@ from heedful.emphasis import find_emphasis, with_emphasis
 from heedful.explain.alignment_choice import align_pair
 from heedful.explain.alignment_spans import WordLink, copied, in_order
 from heedful.explain.words import STANDALONE, to_words
-from heedful.formulas import letter_formula
+from heedful.formulas import bare_hey, letter_formula
 from heedful.names import (
     full_names,
     mixed_case,
@@ -164,6 +164,11 @@ def _translate_plain(
     # a line ending with "," or ":" (a letter's greeting: "Hi Sarah,") goes to the model ended
     # with a full stop, which Tatoeba's sentences all have ("Salut Sarah, Sarah." before)
     ends = [_open_end(translator, s) for s in sentences]
+    # "oye" cut from "oye q haces" ends with the comma it lacks, and the sentence goes on
+    ends = [
+        (s + ".", ",") if bare_hey(s, translator.source_language) and going else end
+        for s, end, going in zip(sentences, ends, _followed_on_line(paragraphs), strict=True)
+    ]
     # opening marks given once ("¡¡Qué guay!!" as "¡Qué guay!"): the links move by the rest
     lead = [
         0 if end is None else _opening(s) - _opening(end[0])
@@ -232,6 +237,16 @@ def _after_pause(paragraphs: list[Paragraph], marks: list[str | None]) -> list[b
             before = marks[at + k - 1] if k else None
             out.append(before in PAUSE_MARKS and "\n" not in p.text[p.spans[k - 1][1] : start])
         at += len(p.spans)
+    return out
+
+
+def _followed_on_line(paragraphs: list[Paragraph]) -> list[bool]:
+    """For each sentence of ``paragraphs``, whether another follows it on its line."""
+    out = []
+    for p in paragraphs:
+        for k, (_, end) in enumerate(p.spans):
+            later = k + 1 < len(p.spans)
+            out.append(later and "\n" not in p.text[end : p.spans[k + 1][0]])
     return out
 
 
