@@ -68,6 +68,17 @@ def test_translate_file_to_file(capsys, model_dir, expected, tmp_path):
     assert got == [expected[s] if s else "" for s in lines]
 
 
+def test_a_dash_is_standard_input_and_output(capsys, model_dir, expected, monkeypatch, tmp_path):
+    """Before, "-o -" wrote a file named "-"."""
+    sources = [es for _, es in PAIRS[:2]]
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(sources) + "\n"))
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = heedful(capsys, "translate", "--model", model_dir, "--beam", 2, "-i", "-",
+                           "-o", "-")  # fmt: skip
+    assert code == 0 and out.splitlines() == [expected[s] for s in sources]
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_translate_stdin_line_by_line_as_json_with_n_best(capsys, model_dir, expected, monkeypatch):
     sources = [es for _, es in PAIRS[:3]]
     monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(sources) + "\n"))

@@ -131,8 +131,10 @@ def decoding_options(args: argparse.Namespace) -> dict:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("texts", nargs="*", metavar="TEXT", help="texts (default: read stdin)")
     add_decoding_arguments(parser)
-    parser.add_argument("-i", "--input", metavar="FILE", help="translate each line of FILE")
-    parser.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
+    parser.add_argument(
+        "-i", "--input", metavar="FILE", help="translate each line of FILE (-: stdin, the default)"
+    )
+    parser.add_argument("-o", "--output", metavar="FILE", help="write here (default, or -: stdout)")
     parser.add_argument(
         "--n-best", type=int, default=1, metavar="N", help="translations per source (default 1)"
     )
@@ -173,6 +175,9 @@ def sampling_option(args: argparse.Namespace) -> Sampling | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # "-" is standard input and output, as for most tools ("-o -" wrote a file named "-")
+    args.input = None if args.input == "-" else args.input
+    args.output = None if args.output == "-" else args.output
     fields = decoding_options(args)
     if not 1 <= args.n_best <= args.beam:
         raise ValueError(f"--n-best must be between 1 and --beam ({args.beam}), not {args.n_best}")
