@@ -517,6 +517,23 @@ def test_french_puts_a_city_after_a_not_en(bundled):
     assert all(found.text[slice(*k.target)] == k.target_word for k in found.alignment)
 
 
+def test_french_says_an_age_with_avoir(bundled):
+    from heedful.typography import aged
+
+    assert aged("Mon fils est 7 ans.", "fr") == "Mon fils a 7 ans."
+    assert aged("Je suis 40 ans. Ils sont vingt-deux ans.", "fr") == (
+        "J'ai 40 ans. Ils ont vingt-deux ans."
+    )
+    assert aged("Elle sera 30 ans demain.", "fr") == "Elle aura 30 ans demain."
+    for left in ("C'est 5 ans de travail.", "Ce sont 3 ans de plus.", "Il est 5 ans plus âgé.",
+                 "Il y a 5 ans.", "Il est 7 heures."):  # fmt: skip
+        assert aged(left, "fr") == left
+    assert aged("Mi hijo es 7 ans.", "es") == "Mi hijo es 7 ans."  # French only
+    # before: "Mon fils est 7 ans.", "Ma grand-mère est 90 ans."
+    found = bundled["en-fr"].translate(["My son is 7.", "My grandmother is 90."])
+    assert found == ["Mon fils a 7 ans.", "Ma grand-mère a 90 ans."]
+
+
 def test_a_placeholder_the_translation_lacks_is_carried_after_the_word_before_it():
     protected = protect(f"Escribe a {EMAIL} mañana.")
     source = Unreadable(protected.text.split(), [], [])

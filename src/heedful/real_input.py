@@ -70,6 +70,7 @@ from heedful.textmap import Span
 from heedful.typography import (
     EQUIVALENTS,
     after_quoted_speech,
+    aged,
     at_a_city,
     closed_quote,
     curl,
@@ -643,6 +644,7 @@ def finish(
     if translator.protect_spans:
         text = elided(text, translator.target_language)  # "de enfants" -> "d'enfants"
         text = at_a_city(text, translator.target_language)  # "en Chicago" -> "à Chicago"
+        text = aged(text, translator.target_language)  # "Mon fils est 7 ans." -> "a 7 ans"
         text = undoubled(text, prepared.sentence, translator.target_language)  # "pain pain"
     text = closed_quote(text, prepared.text)
     text = exclaimed(text, prepared.sentence, translator.target_language)  # "Thanks!", not "."

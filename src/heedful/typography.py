@@ -234,6 +234,44 @@ _EN_A_NAME = re.compile(
 )
 
 
+def aged(translation: str, language: str | None) -> str:
+    """A French ``translation`` with an age said with "être" said with "avoir", as French says
+    it: the bundled en -> fr model read "My son is 7." as an age and wrote "Mon fils est 7
+    ans." ("Ma grand-mère est 90 ans.", "Mon chien est 4 ans."). Not after "c'", "ce", "cela"
+    or "ça" ("C'est 5 ans de travail."), nor before a comparison ("est 5 ans plus âgé"). Any
+    other text as it is."""
+    if language != "fr" or " ans" not in translation:
+        return translation
+
+    def said(found: re.Match) -> str:
+        verb = found["verb"]
+        have = _HAVE[verb.lower()]
+        if found["je"]:  # "je suis" -> "j'ai"
+            return found["je"][0] + "'" + have + found["age"]
+        return (have.capitalize() if verb[0].isupper() else have) + found["age"]
+
+    return _BE_AGED.sub(said, translation)
+
+
+# "être" -> "avoir", in the persons and tenses an age is said in
+_HAVE = {
+    "suis": "ai", "es": "as", "est": "a", "sommes": "avons", "êtes": "avez", "sont": "ont",
+    "étais": "avais", "était": "avait", "étions": "avions", "étiez": "aviez",
+    "étaient": "avaient", "serai": "aurai", "seras": "auras", "sera": "aura", "serons": "aurons",
+    "serez": "aurez", "seront": "auront",
+}  # fmt: skip
+_NUMBER_WORD = (
+    r"(?:un|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|onze|douze|treize|quatorze|quinze"
+    r"|seize|vingt|trente|quarante|cinquante|soixante|cent)[a-z-]*"
+)
+_BE_AGED = re.compile(
+    r"(?<![\w'’])(?<!ce )(?<!cela )(?<!ça )(?P<je>[Jj]e )?(?P<verb>" + "|".join(_HAVE) + ")"
+    rf"(?P<age> (?:\d{{1,3}}|{_NUMBER_WORD}) ans)(?![\w-])"
+    r"(?! (?:plus|de plus|trop|avant|après|de moins))",
+    re.IGNORECASE,
+)
+
+
 def undoubled(translation: str, source: str, language: str | None) -> str:
     """``translation`` with a word the model wrote twice or more in a row written once, where the
     source holds no word twice in a row: the bundled models stutter on a word they cannot read
