@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 
 from heedful.names import feminine_title, has_title, people, write_title
-from heedful.sayings import saying_formula, wish_end, wish_formula
+from heedful.sayings import is_saying, saying_formula, wish_end, wish_formula
 
 # closings that say the same, a row each: each language's forms, the first the one written
 CLOSINGS = [
@@ -171,8 +171,8 @@ def greeting_end(sentence: str, language: str | None) -> int | None:
     if found is not None:  # "Hola,", "Hola Marta,", "Hola chicos,"
         return found.end()
     found = _BARE_HEY[language].match(sentence) if language in _BARE_HEY else None
-    if found is not None:  # "hey what are you doing", "oye q haces": "hey" of "hey,"
-        return found.end()
+    if found is not None and not is_saying(sentence, language):  # "hey whats up": a saying
+        return found.end()  # "hey what are you doing", "oye q haces": "hey" of "hey,"
     wish = wish_end(sentence, language)
     if wish is not None:
         return wish

@@ -31,7 +31,7 @@ WISHES = [
      "fr": ("Joyeux Noël",)},
     {"en": ("Happy New Year",), "es": ("Feliz Año Nuevo", "Próspero Año Nuevo", "Feliz año"),
      "fr": ("Bonne année", "Bonne et heureuse année")},
-    {"en": ("Happy birthday", "Happy bday"), "es": ("Feliz cumpleaños", "Feliz cumple"),
+    {"en": ("Happy birthday",), "es": ("Feliz cumpleaños", "Feliz cumple"),
      "fr": ("Joyeux anniversaire", "Bon anniversaire")},
     {"en": ("Happy holidays", "Season's greetings"), "es": ("Felices fiestas",),
      "fr": ("Bonnes fêtes",)},
@@ -511,6 +511,13 @@ def saying_formula(line: str, source: str | None, target: str | None) -> str | N
         text = f"{HELLOS[target][0]}, {text}"
     shouted = found["words"].isupper() and len(found["words"].strip()) > 2  # not "OK"
     return text.upper() if shouted else text
+
+
+def is_saying(line: str, language: str | None) -> bool:
+    """Whether ``line`` is one of ``SAYINGS`` in ``language``, perhaps after a hello ("hey
+    whats up")."""
+    target = next((other for other in _SAYING if other != language), None)
+    return target is not None and saying_formula(line, language, target) is not None
 
 
 def saying_after_comma(text: str, language: str | None) -> int | None:
