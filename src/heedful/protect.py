@@ -79,6 +79,8 @@ import phonenumbers
 
 from heedful.acronyms import Acronym, find_acronyms
 from heedful.centuries import STAND_IN, century_forms, find_centuries, write_century
+from heedful.countries import country_name, country_names, stand_ins
+from heedful.countries import forms as country_forms
 from heedful.dates import (
     KEPT_BEFORE,
     MONTHS,
@@ -329,6 +331,8 @@ class Protected:
     after: dict[int, str] = field(default_factory=dict)  # what the model is given after each
     # an acronym ("la ONU"): given as a noun ("la escuela"), which becomes it (heedful.acronyms)
     acronyms: dict[int, Acronym] = field(default_factory=dict)
+    # a country given as a stand-in (heedful.countries): French elides before its name
+    countries: set[int] = field(default_factory=set)
 
     @property
     def cased_alone(self) -> list[str]:
@@ -393,6 +397,9 @@ class Protected:
                     written_as = {f.lower(): w for f, w in self.written_as[k].items()}
                     put = written_as[match.group().lower()]
                     found.append((match.span(), _cased_as(match.group(), put)))
+                    if k in self.countries and self.target == "fr":  # "la France" -> "l'Autriche"
+                        found += _elision_before(match, put, translation)
+                        found += _article_elided(match, put, translation)
                 elif k in self.months:
                     found.append((match.span(), _cased_as(match.group(), span)))
                     if self.target == "fr":  # "d'octobre" for "mars": "de mars"
@@ -522,6 +529,7 @@ def protect(
     kept: list[Span] = (),
     women: Collection[Span] = (),
     cities: Collection[Span] = (),
+    countries: dict[Span, str] | None = None,
 ) -> Protected | None:
     """``text`` with its spans replaced by placeholders it does not already hold (numbers for
     numbers, cities for URLs and addresses, people for ``extra``, weekdays for dates written with
@@ -532,7 +540,9 @@ def protect(
     "5"); ``women``: those of ``extra`` that name a woman, who gets a woman's placeholder
     ("Mary"), as a woman's title gets ("Mrs. Smith"); ``cities``: those that name a place, which
     gets a city's placeholder ("Boston"): given a person's, "Hoy hace 28 grados en Sevilla." came
-    back as "Sevilla is 28 degrees in Sevilla today." ("Tom is ... in Tom")."""
+    back as "Sevilla is 28 degrees in Sevilla today." ("Tom is ... in Tom"); ``countries``: the
+    countries the model read too seldom and their codes (heedful.countries), each given as a
+    country of its kind that it reads ("au Canada" for "au Pérou")."""
     code = find_code(text)
     # code, and dimensions ("10×15 cm": "×" is a symbol the vocabulary may lack), are kept whole
     spanned = find_spans(text)
@@ -565,6 +575,9 @@ def protect(
     wish = wish or congratulations_on(text, source, target)  # "Enhorabuena por"
     wishes = {} if wish is None else {wish[0]: wish[1:]}
     dates |= wishes
+    countries = countries or {}
+    countries = {c: v for c, v in countries.items() if not any(_overlap(c, d) for d in dates)}
+    dates |= countries
     phones = [
         p for p in find_phone_numbers(text, source) if not any(_overlap(p, k) for k in kept + code)
     ]
@@ -596,6 +609,8 @@ def protect(
     half_indices: dict[int, Half] = {}
     acronym_indices: dict[int, Acronym] = {}
     given_after: dict[int, str] = {}  # ("after" is a money span's symbol below)
+    country_indices: set[int] = set()
+    taken: set[str] = set()  # the countries given so far
     free_centuries = [write_century(STAND_IN, source)] if centuries else []
     free_centuries = [c for c in free_centuries if not _find(c).search(text)]
     for start, end in spans:
@@ -615,6 +630,14 @@ def protect(
         elif (start, end) in wishes:  # "¡Buen viaje, chicos!": "¡Feliz cumpleaños, chicos!"
             stand_in, forms = wishes[start, end]
             pool, original = [stand_in], next(iter(forms.values()))
+        elif (start, end) in countries:  # "Perú": "Canadá" for the model, "Peru" written
+            code = countries[start, end]
+            given_codes = stand_ins(code, target)
+            pool = [country_name(c, source) for c in given_codes]
+            pool = [c for c in pool if c not in taken and not _find(c.lower()).search(lowered)]
+            if not given_codes:  # "à Chypre": a city stands in
+                pool = free[NAMES]
+            original = country_name(code, target)
         elif (start, end) in months:
             pool, original = free[months_given], write_month(months[start, end], target)
         elif (start, end) in dates:
@@ -702,6 +725,13 @@ def protect(
             written_as[len(placeholders)] = century_forms(centuries[start, end], target)
         elif (start, end) in wishes:
             written_as[len(placeholders)] = wishes[start, end][1]
+        elif (start, end) in countries:  # a city's placeholder for "à Chypre": as a name
+            if pool is not free[NAMES]:
+                given_code = country_names(source)[pool[0]]
+                written = dict.fromkeys(country_forms(given_code, target), original)
+                written_as[len(placeholders)] = written
+                country_indices.add(len(placeholders))
+                taken.add(pool[0])
         elif (start, end) in months:  # the month the translation will hold
             translated_as[len(placeholders)] = MONTHS[target][MONTHS[source].index(pool[0])]
             month_indices.add(len(placeholders))
@@ -745,6 +775,7 @@ def protect(
         half_indices,
         given_after,
         acronym_indices,
+        country_indices,
     )
 
 
@@ -769,6 +800,21 @@ def _plural_before(match: re.Match, span: str, translation: str) -> list[tuple[S
     word = before.group(1)
     plural = _PLURAL[word.lower()]
     return [(before.span(1), plural.capitalize() if word[0].isupper() else plural)]
+
+
+def _article_elided(match: re.Match, span: str, translation: str) -> list[tuple[Span, str]]:
+    """French's "la" or "le" before a name opening with a vowel, elided: "la France" for "la
+    Autriche" -> "l'Autriche"."""
+    vowel = span[:1] in _VOWELS and not (span[:1] in "Yy" and span[1:2] in _VOWELS)
+    before = _ARTICLE_BEFORE.search(translation, 0, match.start()) if vowel else None
+    if before is None:
+        return []
+    article = before.group(1)
+    elided = "L'" if article.isupper() else "l'" if article.islower() else "L'"
+    return [(before.span(), elided)]
+
+
+_ARTICLE_BEFORE = re.compile(r"(?<![\w'’])([lL][ae]|L[AE]) $")
 
 
 def _elision_before(match: re.Match, span: str, translation: str) -> list[tuple[Span, str]]:

@@ -43,6 +43,7 @@ from heedful.casing import (
     opens_capitalised,
     uncapitalise,
 )
+from heedful.countries import find_countries
 from heedful.dates import kept_weekdays
 from heedful.decoding import DecodingOptions
 from heedful.emphasis import find_emphasis, with_emphasis
@@ -516,13 +517,19 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
         shortened = find_abbreviations(sentence, source)  # "max.": spelt out below, no name
         names = [n for n in names if not any(a < n[1] and n[0] < b for a, b in shortened)]
         names = [n for n in names if not is_laughter(sentence[n[0] : n[1]], source)]  # "Jajaja"
+        # a country the model read too seldom ("Perú"): a country it reads, of its kind
+        countries = {}
+        if translator.protect_names and lexicon is not None and lexicon.counts and not capitals:
+            read = lexicon.counts.get
+            countries = dict(find_countries(sentence, source, lambda w: read(w.lower(), 0)))
+            names = [n for n in names if not any(_overlaps(n, c) for c in countries)]
         extra += names
         # a woman's first name: a woman's placeholder, for the words that agree with it
         women = [n for n in names if people(source).is_woman(sentence[n[0] : n[1]])]
         # a place's name, not a first name too ("Victoria"): a city's placeholder
         cities = [n for n in names if _place(sentence, n, source)]
-        extra = _union(extra)
-        protected = protect(sentence, source, target, extra, symbols, women, cities)
+        extra = [e for e in _union(extra) if not any(_overlaps(e, c) for c in countries)]
+        protected = protect(sentence, source, target, extra, symbols, women, cities, countries)
     text = sentence if protected is None else protected.text
     if translator.protect_spans:
         text = spaced_compounds(text, source)  # "12-year-old" -> "12 year old"
@@ -545,6 +552,10 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
         text = how_was(text, source)  # "¿Qué tal el viaje?" -> "¿Cómo fue el viaje?"
         text = turning_age(text, source)  # "She turns 7 today." -> "She will be 7 today."
     return Prepared(sentence, text, protected, caps, quotes)
+
+
+def _overlaps(a: Span, b: Span) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
 
 
 def _place(sentence: str, span: Span, language: str) -> bool:

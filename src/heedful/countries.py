@@ -1,0 +1,145 @@
+"""Countries the model read too seldom to name: given to it as a country it reads, of the same
+kind, and written back in the target language, as the Unicode CLDR names them (Babel's
+``Locale.territories``).
+
+Tatoeba names few countries: the bundled models read "Japan" 271 times, "Colombia" never, and
+of "I live in X." / "Vivo en X." for 240 countries and territories wrote the target language's
+name for 103 (en -> fr) and 124 (es -> en): "Je vis à Argentina.", "Je vis à Belgium.", "Il
+vient de Peru.", "Es de Perú." -> "He's a person's.", "Quiero visitar Marruecos." -> "I want to
+visit Marrones." (`/root/heedful-runs/s42/countries.py`). Every country named right was read 12
+times or more; every one read 5 times or fewer failed.
+
+A country read fewer than ``READ_FEW`` times (each of its words: "Emirates" of "United Arab
+Emirates") is given as a stand-in of its kind, whose prepositions and article the model knows,
+and the stand-in's name in the translation becomes the country's. French gives a country the
+article and preposition of its gender, number and first letter (``french_kind``: "au Pérou",
+"en Belgique", "en Autriche" and "l'Autriche", "aux Philippines", and no article for some
+islands: "à Chypre"); English an article for a few ("the Netherlands": ``english_the``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import cache
+
+from babel import Locale
+
+from heedful.textmap import Span
+
+READ_FEW = 10  # a country read fewer times than this is given as a stand-in
+# not countries, or not named so in text: the EU, the UN, Eurozone, pseudo-locales, Kosovo's
+# provisional code; and names that are mostly something else ("Jordan", "Chad": first names;
+# "Turkey", "China" in English; "Jersey" of "New Jersey"; "Georgia" the state; "Granada", the
+# Spanish city, is Grenada in Spanish; "Reunión", a meeting)
+_LEFT_OUT = {
+    "EU", "EZ", "UN", "QO", "XA", "XB", "XK", "ZZ", "JO", "TD", "TR", "CN", "JE", "GE", "GD", "RE",
+}  # fmt: skip
+# stand-ins, by the kind of country they stand for: read often by the bundled models
+_STAND_INS = {
+    "masculine": ("CA", "JP"),  # "au Canada", "le Japon"
+    "feminine": ("FR", "RU"),  # "en France", "la Russie"
+    "vowel": ("FR", "RU"),  # "en France" -> "en Autriche"; "la France" -> "l'Autriche"
+    "plural": ("US",),  # "aux États-Unis"
+    "the": ("US",),  # English: "the United States"
+}
+# French names of countries that take no article, as cities do ("à Chypre", "Chypre est")
+_FRENCH_BARE = {"CU", "CY", "MT", "MG", "SG", "MC", "BH", "MU", "TW", "IL", "HT", "OM", "AW", "CW"}
+# French names ending in "e" that are masculine ("au Mexique", "le Cambodge")
+_FRENCH_MASCULINE_E = {"MX", "KH", "MZ", "ZW", "BZ", "SR"}
+# French names ending in "s" that are singular ("le Laos", "au Honduras")
+_FRENCH_SINGULAR_S = {"LA", "HN"}
+_ENGLISH_THE = {"NL", "PH", "BS", "MV", "KM", "SC", "GM", "US", "GB", "AE", "DO", "CF"}
+# more ways the models write a stand-in than the CLDR's name
+_OTHER_FORMS = {
+    ("US", "fr"): ("États-Unis d'Amérique", "États-Unis d’Amérique"),
+    ("US", "en"): ("United States of America", "USA", "America"),
+    ("US", "es"): ("Estados Unidos de América", "EE. UU.", "EE.UU."),
+}
+_VOWELS = "AEIOUYÂÀÉÈÊÎÏÔÛ"
+_SMALL = {"of", "and", "the", "de", "del", "y", "la", "las", "los", "el", "et", "du", "des", "le"}
+
+
+@cache
+def country_names(language: str) -> dict[str, str]:
+    """Each country's name in ``language`` -> its code ("Perú" -> "PE"): the CLDR's, but for
+    names written with "&", "(" or " - " ("Congo - Kinshasa"), which text writes otherwise."""
+    territories = Locale(language).territories
+    return {
+        name: code
+        for code, name in territories.items()
+        if len(code) == 2 and code.isalpha() and code not in _LEFT_OUT
+        and not any(mark in name for mark in ("&", "(", " - "))
+    }  # fmt: skip
+
+
+def country_name(code: str, language: str) -> str:
+    """The country's name in ``language`` ("PE", "fr" -> "Pérou")."""
+    return Locale(language).territories[code]
+
+
+def find_countries(
+    text: str, language: str | None, read: Callable[[str], int]
+) -> list[tuple[Span, str]]:
+    """The countries named in ``text`` (capitalised, as written in ``language``), longest
+    first, whose words the model read (``read``: how many times a word was) fewer than
+    ``READ_FEW`` times, and their codes."""
+    if language not in _PATTERNS_LANGUAGES:
+        return []
+    names = country_names(language)
+    found = []
+    for match in _pattern(language).finditer(text):
+        words = [w for w in re.findall(r"[^\W\d_]+", match.group()) if w.lower() not in _SMALL]
+        if min(read(w) for w in words) < READ_FEW:
+            found.append((match.span(), names[match.group()]))
+    return found
+
+
+_PATTERNS_LANGUAGES = ("en", "es", "fr")
+
+
+@cache
+def _pattern(language: str) -> re.Pattern[str]:
+    names = sorted(country_names(language), key=len, reverse=True)
+    return re.compile(rf"(?<![\w'’-])(?:{'|'.join(map(re.escape, names))})(?![\w'’-])")
+
+
+def french_kind(code: str) -> str:
+    """How French says the country: "bare" (no article, "à Chypre"), "plural" ("aux
+    Philippines"), "vowel" ("en Autriche", "l'Autriche"), "feminine" ("en Belgique", "la
+    Belgique") or "masculine" ("au Pérou", "le Pérou")."""
+    name = country_name(code, "fr")
+    first = name.split()[0]
+    if code in _FRENCH_BARE:
+        return "bare"
+    if first.endswith(("s", "x")) and code not in _FRENCH_SINGULAR_S:
+        return "plural"
+    if name[0].upper() in _VOWELS:
+        return "vowel"
+    if name.endswith("e") and code not in _FRENCH_MASCULINE_E:
+        return "feminine"
+    return "masculine"
+
+
+def english_the(code: str) -> bool:
+    """Whether English names the country with "the" ("the Netherlands", "the Czech
+    Republic", "the Cayman Islands")."""
+    name = country_name(code, "en")
+    return code in _ENGLISH_THE or name.endswith((" Republic", " Islands"))
+
+
+def stand_ins(code: str, target: str | None) -> tuple[str, ...]:
+    """The codes of the countries that may stand in for ``code`` going into ``target``, of its
+    kind there; none for a French name without an article (a city stands in: heedful.protect)."""
+    if target == "fr":
+        kind = french_kind(code)
+        return () if kind == "bare" else _STAND_INS[kind]
+    if target == "en":
+        return _STAND_INS["the" if english_the(code) else "masculine"]
+    return _STAND_INS["masculine"]
+
+
+def forms(code: str, language: str) -> tuple[str, ...]:
+    """The ways a translation into ``language`` may name a stand-in, longest first."""
+    written = (country_name(code, language), *_OTHER_FORMS.get((code, language), ()))
+    return tuple(sorted(written, key=len, reverse=True))

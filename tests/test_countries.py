@@ -1,0 +1,96 @@
+"""Countries the model read too seldom (heedful.countries): given as a country of their kind,
+written back as the CLDR names them in the target language."""
+
+import pytest
+
+from heedful.bundled import model_dir
+from heedful.countries import READ_FEW, english_the, find_countries, french_kind, stand_ins
+from heedful.protect import protect
+from heedful.translator import Translator
+
+
+@pytest.fixture(scope="module")
+def bundled():
+    return {name: Translator.load(model_dir(name)) for name in ("es-en", "en-fr")}
+
+
+def test_countries_read_seldom_are_found_longest_first():
+    read = {"peru": 2, "japan": 271, "united": 500, "arab": 1, "emirates": 0, "dominican": 3}
+
+    def found(text, language="en"):
+        spans = find_countries(text, language, lambda w: read.get(w.lower(), 0))
+        return [(text[a:b], code) for (a, b), code in spans]
+
+    assert found("From Peru to Japan.") == [("Peru", "PE")]  # Japan: read often
+    assert found("I flew to the United Arab Emirates.") == [("United Arab Emirates", "AE")]
+    assert found("Dominican Republic, not Dominica.") == [
+        ("Dominican Republic", "DO"), ("Dominica", "DM")]  # fmt: skip
+    assert found("Es de Perú y vive en Marruecos.", "es") == [("Perú", "PE"), ("Marruecos", "MA")]
+    # names that are mostly something else, and a lower-case word, are none
+    assert found("Jordan went to Turkey with Chad; I ate chile.") == []
+    assert found("Se casaron en Granada.", "es") == []  # the city, Grenada in Spanish
+    assert found("Il vient du Pérou.", "de") == []  # a language without its table here
+    assert READ_FEW > 6  # "Portugal", read 3 times, came out "à Portugal"
+
+
+@pytest.mark.parametrize(
+    ("code", "kind", "the"),
+    [
+        ("PE", "masculine", False),  # au Pérou
+        ("MX", "masculine", False),  # au Mexique, though it ends in "e"
+        ("BE", "feminine", False),  # en Belgique
+        ("AT", "vowel", False),  # en Autriche, l'Autriche
+        ("PH", "plural", True),  # aux Philippines; the Philippines
+        ("LA", "masculine", False),  # au Laos, though it ends in "s"
+        ("CY", "bare", False),  # à Chypre
+        ("NL", "plural", True),  # aux Pays-Bas; the Netherlands
+        ("KY", "plural", True),  # aux Îles Caïmans; the Cayman Islands
+    ],
+)
+def test_each_country_is_said_as_its_kind(code, kind, the):
+    assert french_kind(code) == kind
+    assert english_the(code) is the
+
+
+def test_a_country_is_given_as_a_stand_in_and_written_back():
+    protected = protect("He is from Peru and lives in Austria.", "en", "fr",
+                        countries={(11, 15): "PE", (29, 36): "AT"})  # fmt: skip
+    assert protected.text == "He is from Canada and lives in France."
+    assert protected.restore("Il vient du Canada et vit en France.") == (
+        "Il vient du Pérou et vit en Autriche."
+    )
+    # French elides before a vowel: "la France" -> "l'Autriche", "de France" -> "d'Autriche"
+    assert protected.restore("Il aime la France, le vin de France.") == (
+        "Il aime l'Autriche, le vin d'Autriche."
+    )
+    given = protect("Es de Perú y de Marruecos.", "es", "en",
+                    countries={(6, 10): "PE", (16, 25): "MA"})  # fmt: skip
+    assert given.text == "Es de Canadá y de Japón."  # two stand-ins, each once
+    assert given.restore("He's from Canada and Japan.") == "He's from Peru and Morocco."
+    the = protect("Vivo en Países Bajos.", "es", "en", countries={(8, 20): "NL"})
+    assert the.restore("I live in the United States.") == "I live in the Netherlands."
+    bare = protect("I live in Cyprus.", "en", "fr", countries={(10, 16): "CY"})
+    assert stand_ins("CY", "fr") == ()
+    assert bare.restore(f"Je vis à {bare.placeholders[0]}.") == "Je vis à Chypre."
+    # the stand-in is not one the sentence already names
+    assert protect("Canada or Peru?", "en", "fr", countries={(10, 14): "PE"}).text == (
+        "Canada or Japan?"
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [  # before: "Il vient de Peru.", "Je veux visiter Morocco.", "à Iceland", "à Portugal",
+        # "He's a person's.", "I want to visit Marrones.", "in Islandia"
+        ("en-fr", "He is from Peru.", "Il vient du Pérou."),
+        ("en-fr", "I want to visit Morocco.", "Je veux visiter le Maroc."),
+        ("en-fr", "We spent a week in Iceland.", "Nous avons passé une semaine en Islande."),
+        ("en-fr", "We went to Portugal last year.", "au Portugal"),
+        ("es-en", "Es de Perú.", "He's from Peru."),
+        ("es-en", "Quiero visitar Marruecos.", "I want to visit Morocco."),
+        ("es-en", "Pasamos una semana en Islandia.", "We spent a week in Iceland."),
+    ],
+)
+def test_a_country_read_seldom_is_named_right_on_the_bundled_models(bundled, name, text, expected):
+    (found,) = bundled[name].translate([text])
+    assert expected in found, found
