@@ -26,6 +26,7 @@ def test_countries_read_seldom_are_found_longest_first():
     assert found("Dominican Republic, not Dominica.") == [
         ("Dominican Republic", "DO"), ("Dominica", "DM")]  # fmt: skip
     assert found("Es de Perú y vive en Marruecos.", "es") == [("Perú", "PE"), ("Marruecos", "MA")]
+    assert found("Vivo en Peru.", "es") == [("Peru", "PE")]  # typed without its accent
     # names that are mostly something else, and a lower-case word, are none
     assert found("Jordan went to Turkey with Chad; I ate chile.") == []
     assert found("Se casaron en Granada.", "es") == []  # the city, Grenada in Spanish

@@ -25,6 +25,7 @@ from functools import cache
 
 from babel import Locale
 
+from heedful.lexicon import strip_accents
 from heedful.textmap import Span
 
 READ_FEW = 10  # a country read fewer times than this is given as a stand-in
@@ -63,14 +64,16 @@ _SMALL = {"of", "and", "the", "de", "del", "y", "la", "las", "los", "el", "et", 
 @cache
 def country_names(language: str) -> dict[str, str]:
     """Each country's name in ``language`` -> its code ("Perú" -> "PE"): the CLDR's, but for
-    names written with "&", "(" or " - " ("Congo - Kinshasa"), which text writes otherwise."""
+    names written with "&", "(" or " - " ("Congo - Kinshasa"), which text writes otherwise;
+    typed without its accents too ("Peru", "Japon")."""
     territories = Locale(language).territories
-    return {
+    names = {
         name: code
         for code, name in territories.items()
         if len(code) == 2 and code.isalpha() and code not in _LEFT_OUT
         and not any(mark in name for mark in ("&", "(", " - "))
     }  # fmt: skip
+    return names | {strip_accents(n): c for n, c in names.items() if strip_accents(n) not in names}
 
 
 def country_name(code: str, language: str) -> str:

@@ -108,6 +108,7 @@ from heedful.months import MONTH_STAND_INS, find_months, write_month
 from heedful.names import feminine_title, write_title
 from heedful.sayings import congratulations_on, opening_wish, wish_within
 from heedful.textmap import Span, TextMap
+from heedful.textmap import overlap as _overlap
 from heedful.unknown_words import Unreadable
 from heedful.written import (
     BEFORE_A_NOUN,
@@ -784,10 +785,6 @@ def _cased_as(found: str, written: str) -> str:
     if len(found) > 1 and found.isupper():
         return written.upper()
     return written[:1].upper() + written[1:] if found[:1].isupper() else written
-
-
-def _overlap(a: Span, b: Span) -> bool:
-    return a[0] < b[1] and b[0] < a[1]
 
 
 def _plural_before(match: re.Match, span: str, translation: str) -> list[tuple[Span, str]]:

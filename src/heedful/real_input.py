@@ -67,7 +67,7 @@ from heedful.pauses import going_on, opened, pauses
 from heedful.protect import PEOPLE, Protected, find_spans, protect
 from heedful.sayings import how_was, turning_age
 from heedful.segment import Paragraph, is_marker, titles
-from heedful.textmap import Span
+from heedful.textmap import Span, overlap
 from heedful.typography import (
     EQUIVALENTS,
     after_quoted_speech,
@@ -522,13 +522,13 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
         if translator.protect_names and lexicon is not None and lexicon.counts and not capitals:
             read = lexicon.counts.get
             countries = dict(find_countries(sentence, source, lambda w: read(w.lower(), 0)))
-            names = [n for n in names if not any(_overlaps(n, c) for c in countries)]
+            names = [n for n in names if not any(overlap(n, c) for c in countries)]
         extra += names
         # a woman's first name: a woman's placeholder, for the words that agree with it
         women = [n for n in names if people(source).is_woman(sentence[n[0] : n[1]])]
         # a place's name, not a first name too ("Victoria"): a city's placeholder
         cities = [n for n in names if _place(sentence, n, source)]
-        extra = [e for e in _union(extra) if not any(_overlaps(e, c) for c in countries)]
+        extra = [e for e in _union(extra) if not any(overlap(e, c) for c in countries)]
         protected = protect(sentence, source, target, extra, symbols, women, cities, countries)
     text = sentence if protected is None else protected.text
     if translator.protect_spans:
@@ -552,10 +552,6 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
         text = how_was(text, source)  # "¿Qué tal el viaje?" -> "¿Cómo fue el viaje?"
         text = turning_age(text, source)  # "She turns 7 today." -> "She will be 7 today."
     return Prepared(sentence, text, protected, caps, quotes)
-
-
-def _overlaps(a: Span, b: Span) -> bool:
-    return a[0] < b[1] and b[0] < a[1]
 
 
 def _place(sentence: str, span: Span, language: str) -> bool:

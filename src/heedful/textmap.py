@@ -20,6 +20,11 @@ Span = tuple[int, int]  # [start, end) in a text
 Piece = tuple[int, int, int, int]  # (start in a, end in a, start in b, end in b)
 
 
+def overlap(a: Span, b: Span) -> bool:
+    """Whether two spans share a character."""
+    return a[0] < b[1] and b[0] < a[1]
+
+
 class TextMap:
     """Offsets in a text ``a`` -> offsets in its edited form ``b``, from pieces that cover both
     texts in order (a piece may be empty on one side: an insertion or a deletion)."""
