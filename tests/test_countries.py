@@ -27,6 +27,12 @@ def test_countries_read_seldom_are_found_longest_first():
         ("Dominican Republic", "DO"), ("Dominica", "DM")]  # fmt: skip
     assert found("Es de Perú y vive en Marruecos.", "es") == [("Perú", "PE"), ("Marruecos", "MA")]
     assert found("Vivo en Peru.", "es") == [("Peru", "PE")]  # typed without its accent
+    # part of a person's or a place's name (bench/robustness.py's "¿Israel Zamora es feliz?"
+    # gave "Israel Is Canadá Zamora happy?"), or a first name: none; the first word is no name
+    assert found("Go to Vieja Bolivia, then Bolivia Sur.") == []
+    assert found("En Perú hace calor.", "es") == [("Perú", "PE")]
+    spans = find_countries("Israel vive en Israel.", "es", lambda w: 0, {"Israel"})
+    assert spans == []
     # names that are mostly something else, and a lower-case word, are none
     assert found("Jordan went to Turkey with Chad; I ate chile.") == []
     assert found("Se casaron en Granada.", "es") == []  # the city, Grenada in Spanish

@@ -337,6 +337,20 @@ def test_casual_typing_without_accents_is_translated_as_with_them(bundled):
     assert "bathroom" in found or "toilet" in found, found
 
 
+def test_a_name_typed_in_lower_case_is_given_as_the_training_text_writes_it(bundled):
+    lexicon = Lexicon(["Japón", "de", "ur", "U", "Lunes", "voy"], [300, 900, 40, 30, 50, 60])
+    assert lexicon.usual_capitals("quiero ir a japón") == "quiero ir a Japón"
+    # a text with a capital, a letter or chat's "ur", a weekday (read in lower case as well):
+    # as typed; so is a word read too seldom
+    assert lexicon.usual_capitals("Quiero ir a japón") == "Quiero ir a japón"
+    assert lexicon.usual_capitals("u y ur, el lunes voy") == "u y ur, el lunes voy"
+    seldom = Lexicon(["Japón"], [RARE])
+    assert seldom.usual_capitals("japón") == "japón"
+    # before: "I want to go to Hirosón." (the accent put back, "japón" read as another word)
+    (found,) = bundled["es-en"].translate(["quiero ir a japon"])
+    assert "Japan" in found, found
+
+
 def test_an_apostrophe_casual_typing_left_out_is_put_back():
     english = Lexicon.load(model_dir("en-fr"))  # the words of Tatoeba's English
 

@@ -20,7 +20,7 @@ islands: "à Chypre"); English an article for a few ("the Netherlands": ``englis
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from functools import cache
 
 from babel import Locale
@@ -82,20 +82,35 @@ def country_name(code: str, language: str) -> str:
 
 
 def find_countries(
-    text: str, language: str | None, read: Callable[[str], int]
-) -> list[tuple[Span, str]]:
+    text: str, language: str | None, read: Callable[[str], int],
+    first_names: Collection[str] = (),
+) -> list[tuple[Span, str]]:  # fmt: skip
     """The countries named in ``text`` (capitalised, as written in ``language``), longest
     first, whose words the model read (``read``: how many times a word was) fewer than
-    ``READ_FEW`` times, and their codes."""
+    ``READ_FEW`` times, and their codes. Not a name of ``first_names`` ("Israel"), nor one
+    next to another capitalised word but the text's first: part of a person's or a place's
+    name ("Israel Zamora", "Vieja Bolivia"; not "En Perú")."""
     if language not in _PATTERNS_LANGUAGES:
         return []
     names = country_names(language)
     found = []
+    opening = re.match(r"\W*[^\W\d_]+", text)
     for match in _pattern(language).finditer(text):
+        if match.group() in first_names:
+            continue
+        before = _CAPITALISED_BEFORE.search(text, 0, match.start())
+        if before and not (opening and before.end(1) == opening.end()):
+            continue
+        if _CAPITALISED_AFTER.match(text, match.end()):
+            continue
         words = [w for w in re.findall(r"[^\W\d_]+", match.group()) if w.lower() not in _SMALL]
         if min(read(w) for w in words) < READ_FEW:
             found.append((match.span(), names[match.group()]))
     return found
+
+
+_CAPITALISED_BEFORE = re.compile(r"(?<![\w'’-])([A-ZÀ-Þ][^\W\d_]*) $")
+_CAPITALISED_AFTER = re.compile(r" [A-ZÀ-Þ][^\W\d_]*")
 
 
 _PATTERNS_LANGUAGES = ("en", "es", "fr")

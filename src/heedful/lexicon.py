@@ -52,6 +52,7 @@ from collections.abc import Collection, Iterable
 from functools import cache, cached_property
 from pathlib import Path
 
+from heedful.dates import MONTHS, WEEKDAYS
 from heedful.names import People, first_letter, name_runs, next_to, roman_numeral
 from heedful.names import people as people_of
 from heedful.textmap import Span
@@ -340,6 +341,26 @@ class Lexicon:
 
         return _PART.sub(restored, text)
 
+    def usual_capitals(self, text: str) -> str:
+        """A ``text`` typed all in lower case with each word the training text writes
+        capitalised (a place, a language, a weekday) and read more than ``RARE`` times, given
+        so ("quiero ir a japón" -> "quiero ir a Japón"): the bundled es -> en model read
+        "japón" in lower case as another word ("I want to go to Hirosón."). As long as
+        ``text`` either way; any other text as it is."""
+        if self.counts is None or any(c.isupper() for c in text):
+            return text
+
+        def cased(match: re.Match) -> str:
+            word = match.group()
+            usual = self._usual.get(word)
+            if usual is None or not usual.istitle() or len(usual) != len(word) or len(word) < 3:
+                return word  # not a letter, nor chat's "ur" ("U", "Ur")
+            if word in _CALENDAR:  # read in lower case as well: "see you on Monday" gave
+                return word  # "Voyez-vous le lundi.", "see you on monday" "On se voit lundi."
+            return usual if self.counts.get(word, 0) > RARE else word
+
+        return _PART.sub(cased, text)
+
     def usual_words(self, text: str, language: str | None) -> str:
         """``text`` with each English or Spanish word the model hardly read in the form it read
         far more often: the other English's spelling ("favourite" -> "favorite", "CENTRE" ->
@@ -502,6 +523,8 @@ def _slang() -> dict[str, str]:
 
 # a letter held, three or more times alike ("sooo", "¡holaaa!"), and a word that holds one
 _HELD = re.compile(r"([^\W\d_])\1{2,}")
+# weekdays and months, in lower case (``usual_capitals`` leaves them)
+_CALENDAR = {name.lower() for names in (*WEEKDAYS.values(), *MONTHS.values()) for name in names}
 _HELD_WORD = re.compile(r"[^\W\d_]*([^\W\d_])\1{2,}[^\W\d_]*")
 
 

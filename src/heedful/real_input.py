@@ -521,7 +521,8 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
         countries = {}
         if translator.protect_names and lexicon is not None and lexicon.counts and not capitals:
             read = lexicon.counts.get
-            countries = dict(find_countries(sentence, source, lambda w: read(w.lower(), 0)))
+            first = people(source).first
+            countries = dict(find_countries(sentence, source, lambda w: read(w.lower(), 0), first))
             names = [n for n in names if not any(overlap(n, c) for c in countries)]
         extra += names
         # a woman's first name: a woman's placeholder, for the words that agree with it
@@ -547,6 +548,7 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
         text = lexicon.restore_accents(text)
         text = lexicon.usual_words(text, source)  # "favourite" -> "favorite", "idk"
         text = lexicon.restore_apostrophes(text, source)  # "dont" -> "don't"
+        text = lexicon.usual_capitals(text)  # "quiero ir a japón" -> "... Japón"
     if translator.protect_spans:
         text = spell_out(text, source)  # "e.g." -> "for example", "Uds." -> "ustedes"
         text = how_was(text, source)  # "¿Qué tal el viaje?" -> "¿Cómo fue el viaje?"
