@@ -59,6 +59,13 @@ def test_each_country_is_said_as_its_kind(code, kind, the):
     assert english_the(code) is the
 
 
+def test_countries_are_named_only_in_languages_the_cldr_has():
+    from heedful.countries import names_countries
+
+    assert names_countries("fr") and names_countries("de")
+    assert not names_countries(None) and not names_countries("xx")
+
+
 def test_a_country_is_given_as_a_stand_in_and_written_back():
     protected = protect("He is from Peru and lives in Austria.", "en", "fr",
                         countries={(11, 15): "PE", (29, 36): "AT"})  # fmt: skip

@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable, Collection
 from functools import cache
 
-from babel import Locale
+from babel import Locale, UnknownLocaleError
 
 from heedful.lexicon import strip_accents
 from heedful.textmap import Span
@@ -74,6 +74,16 @@ def country_names(language: str) -> dict[str, str]:
         and not any(mark in name for mark in ("&", "(", " - "))
     }  # fmt: skip
     return names | {strip_accents(n): c for n, c in names.items() if strip_accents(n) not in names}
+
+
+@cache
+def names_countries(language: str | None) -> bool:
+    """Whether the CLDR names countries in ``language`` ("fr": yes; None, "xx": no)."""
+    try:
+        Locale.parse(language or "")
+    except (ValueError, UnknownLocaleError):
+        return False
+    return True
 
 
 def country_name(code: str, language: str) -> str:

@@ -43,7 +43,7 @@ from heedful.casing import (
     opens_capitalised,
     uncapitalise,
 )
-from heedful.countries import find_countries
+from heedful.countries import find_countries, names_countries
 from heedful.dates import kept_weekdays
 from heedful.decoding import DecodingOptions
 from heedful.emphasis import find_emphasis, with_emphasis
@@ -519,7 +519,8 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
         names = [n for n in names if not is_laughter(sentence[n[0] : n[1]], source)]  # "Jajaja"
         # a country the model read too seldom ("Perú"): a country it reads, of its kind
         countries = {}
-        if translator.protect_names and lexicon is not None and lexicon.counts and not capitals:
+        named = names_countries(target) and lexicon is not None and lexicon.counts
+        if translator.protect_names and named and not capitals:
             read = lexicon.counts.get
             first = people(source).first
             countries = dict(find_countries(sentence, source, lambda w: read(w.lower(), 0), first))
