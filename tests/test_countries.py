@@ -52,6 +52,9 @@ def test_countries_read_seldom_are_found_longest_first():
         ("CY", "bare", False),  # à Chypre
         ("NL", "plural", True),  # aux Pays-Bas; the Netherlands
         ("KY", "plural", True),  # aux Îles Caïmans; the Cayman Islands
+        ("KR", "feminine", False),  # en Corée du Sud ("au Corée du Sud" by its last word)
+        ("GB", "masculine", True),  # au Royaume-Uni; the United Kingdom
+        ("CR", "masculine", False),  # au Costa Rica
     ],
 )
 def test_each_country_is_said_as_its_kind(code, kind, the):

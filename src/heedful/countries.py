@@ -46,8 +46,8 @@ _STAND_INS = {
 }
 # French names of countries that take no article, as cities do ("à Chypre", "Chypre est")
 _FRENCH_BARE = {"CU", "CY", "MT", "MG", "SG", "MC", "BH", "MU", "TW", "IL", "HT", "OM", "AW", "CW"}
-# French names ending in "e" that are masculine ("au Mexique", "le Cambodge")
-_FRENCH_MASCULINE_E = {"MX", "KH", "MZ", "ZW", "BZ", "SR"}
+# French names whose noun ends in "e" that are masculine ("au Mexique", "le Royaume-Uni")
+_FRENCH_MASCULINE_E = {"MX", "KH", "MZ", "ZW", "BZ", "SR", "GB"}
 # French names ending in "s" that are singular ("le Laos", "au Honduras")
 _FRENCH_SINGULAR_S = {"LA", "HN"}
 _ENGLISH_THE = {"NL", "PH", "BS", "MV", "KM", "SC", "GM", "US", "GB", "AE", "DO", "CF"}
@@ -144,7 +144,8 @@ def french_kind(code: str) -> str:
         return "plural"
     if name[0].upper() in _VOWELS:
         return "vowel"
-    if name.endswith("e") and code not in _FRENCH_MASCULINE_E:
+    head = first.split("-")[0]  # its noun: "Corée" of "Corée du Sud", "Bosnie-Herzégovine"
+    if head.endswith("e") and code not in _FRENCH_MASCULINE_E:
         return "feminine"
     return "masculine"
 
