@@ -33,6 +33,17 @@ def test_countries_read_seldom_are_found_longest_first():
     assert found("En Perú hace calor.", "es") == [("Perú", "PE")]
     spans = find_countries("Israel vive en Israel.", "es", lambda w: 0, {"Israel"})
     assert spans == []
+    # typed all in lower case: a name in lower case too, but for a common word or after an
+    # article ("una cuba de vino", "el chile")
+    common = {"cuba", "chile"}.__contains__
+
+    def lower(text):
+        spans = find_countries(text, "es", lambda w: 0, (), common)
+        return [(text[a:b], code) for (a, b), code in spans]
+
+    assert lower("vivo en peru y voy a marruecos") == [("peru", "PE"), ("marruecos", "MA")]
+    assert lower("una cuba de vino, me gusta el chile, voy a cuba") == []
+    assert lower("Vivo en peru") == []  # a capital: not typed all in lower case
     # names that are mostly something else, and a lower-case word, are none
     assert found("Jordan went to Turkey with Chad; I ate chile.") == []
     assert found("Se casaron en Granada.", "es") == []  # the city, Grenada in Spanish
@@ -106,6 +117,9 @@ def test_a_country_is_given_as_a_stand_in_and_written_back():
         ("es-en", "Es de Perú.", "He's from Peru."),
         ("es-en", "Quiero visitar Marruecos.", "I want to visit Morocco."),
         ("es-en", "Pasamos una semana en Islandia.", "We spent a week in Iceland."),
+        # typed in lower case: "I live in pear.", "Je vis en peru."
+        ("es-en", "vivo en peru", "I live in Peru."),
+        ("en-fr", "i live in peru", "Je vis au Pérou."),
     ],
 )
 def test_a_country_read_seldom_is_named_right_on_the_bundled_models(bundled, name, text, expected):

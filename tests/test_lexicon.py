@@ -346,6 +346,9 @@ def test_a_name_typed_in_lower_case_is_given_as_the_training_text_writes_it(bund
     assert lexicon.usual_capitals("u y ur, el lunes voy") == "u y ur, el lunes voy"
     seldom = Lexicon(["Japón"], [RARE])
     assert seldom.usual_capitals("japón") == "japón"
+    # after an article, a noun ("una cuba de vino": a vat, not Cuba)
+    cuba = Lexicon(["Cuba", "vino"], [50, 90])
+    assert cuba.usual_capitals("una cuba de vino, voy a cuba") == "una cuba de vino, voy a Cuba"
     # before: "I want to go to Hirosón." (the accent put back, "japón" read as another word)
     (found,) = bundled["es-en"].translate(["quiero ir a japon"])
     assert "Japan" in found, found

@@ -25,7 +25,7 @@ from functools import cache
 
 from babel import Locale, UnknownLocaleError
 
-from heedful.lexicon import strip_accents
+from heedful.lexicon import ARTICLE_BEFORE, strip_accents
 from heedful.textmap import Span
 
 READ_FEW = 10  # a country read fewer times than this is given as a stand-in
@@ -93,29 +93,38 @@ def country_name(code: str, language: str) -> str:
 
 def find_countries(
     text: str, language: str | None, read: Callable[[str], int],
-    first_names: Collection[str] = (),
+    first_names: Collection[str] = (), common: Callable[[str], bool] | None = None,
 ) -> list[tuple[Span, str]]:  # fmt: skip
     """The countries named in ``text`` (capitalised, as written in ``language``), longest
     first, whose words the model read (``read``: how many times a word was) fewer than
     ``READ_FEW`` times, and their codes. Not a name of ``first_names`` ("Israel"), nor one
     next to another capitalised word but the text's first: part of a person's or a place's
-    name ("Israel Zamora", "Vieja Bolivia"; not "En Perú")."""
+    name ("Israel Zamora", "Vieja Bolivia"; not "En Perú"). In a text typed all in lower
+    case, with ``common`` (whether the model read a word as a common word), a name in lower
+    case too, but for one of common words ("vivo en peru"; not "una cuba de vino", "el chile")."""
     if language not in _PATTERNS_LANGUAGES:
         return []
-    names = country_names(language)
+    names = {name.lower(): code for name, code in country_names(language).items()}
+    lower = common is not None and not any(c.isupper() for c in text)
+    pattern = _pattern(language, lower)
     found = []
     opening = re.match(r"\W*[^\W\d_]+", text)
-    for match in _pattern(language).finditer(text):
-        if match.group() in first_names:
+    for match in pattern.finditer(text):
+        name = match.group()
+        if name in first_names or name.capitalize() in first_names:
             continue
         before = _CAPITALISED_BEFORE.search(text, 0, match.start())
         if before and not (opening and before.end(1) == opening.end()):
             continue
         if _CAPITALISED_AFTER.match(text, match.end()):
             continue
-        words = [w for w in re.findall(r"[^\W\d_]+", match.group()) if w.lower() not in _SMALL]
+        words = [w for w in re.findall(r"[^\W\d_]+", name) if w.lower() not in _SMALL]
+        if lower and (
+            any(common(w) for w in words) or ARTICLE_BEFORE.search(text, 0, match.start())
+        ):
+            continue  # "una cuba de vino", "el chile": words
         if min(read(w) for w in words) < READ_FEW:
-            found.append((match.span(), names[match.group()]))
+            found.append((match.span(), names[name.lower()]))
     return found
 
 
@@ -127,9 +136,10 @@ _PATTERNS_LANGUAGES = ("en", "es", "fr")
 
 
 @cache
-def _pattern(language: str) -> re.Pattern[str]:
+def _pattern(language: str, lower: bool = False) -> re.Pattern[str]:
     names = sorted(country_names(language), key=len, reverse=True)
-    return re.compile(rf"(?<![\w'’-])(?:{'|'.join(map(re.escape, names))})(?![\w'’-])")
+    flags = re.IGNORECASE if lower else 0
+    return re.compile(rf"(?<![\w'’-])(?:{'|'.join(map(re.escape, names))})(?![\w'’-])", flags)
 
 
 def french_kind(code: str) -> str:

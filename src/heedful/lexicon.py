@@ -302,6 +302,12 @@ class Lexicon:
             words.pop()
         return (words[0].start(), words[-1].end()) if words else None
 
+    def common_word(self, word: str) -> bool:
+        """Whether the training text has ``word`` (any case) written in lower case as usual:
+        "cuba" (a vat), "chile" (a pepper); not "Perú", nor a word it never read."""
+        usual = self.usual_case(word)
+        return usual is not None and usual.islower()
+
     def may_be_name(self, word: str) -> bool:
         """Whether the training text writes ``word`` capitalised, or never read it: in capitals,
         a word of a name ("GARCÍA"), not a common word ("LLEGÓ" is "llegó")."""
@@ -357,6 +363,8 @@ class Lexicon:
                 return word  # not a letter, nor chat's "ur" ("U", "Ur")
             if word in _CALENDAR:  # read in lower case as well: "see you on Monday" gave
                 return word  # "Voyez-vous le lundi.", "see you on monday" "On se voit lundi."
+            if ARTICLE_BEFORE.search(text, 0, match.start()):
+                return word  # a noun: "una cuba de vino" (a vat), not "Cuba"
             return usual if self.counts.get(word, 0) > RARE else word
 
         return _PART.sub(cased, text)
@@ -523,6 +531,9 @@ def _slang() -> dict[str, str]:
 
 # a letter held, three or more times alike ("sooo", "¡holaaa!"), and a word that holds one
 _HELD = re.compile(r"([^\W\d_])\1{2,}")
+# an article just before a word: the word is a noun, not a name ("una cuba", "the turkey"; not
+# "a", Spanish's preposition too: "voy a japón")
+ARTICLE_BEFORE = re.compile(r"(?<![\w'’])(?:un|una|unos|unas|el|la|los|las|an|the|une|le|les) $")
 # weekdays and months, in lower case (``usual_capitals`` leaves them)
 _CALENDAR = {name.lower() for names in (*WEEKDAYS.values(), *MONTHS.values()) for name in names}
 _HELD_WORD = re.compile(r"[^\W\d_]*([^\W\d_])\1{2,}[^\W\d_]*")

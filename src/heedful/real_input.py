@@ -523,7 +523,9 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
         if translator.protect_names and named and not capitals:
             read = lexicon.counts.get
             first = people(source).first
-            countries = dict(find_countries(sentence, source, lambda w: read(w.lower(), 0), first))
+            common = lexicon.common_word  # "cuba", "chile", typed in lower case: words
+            found = find_countries(sentence, source, lambda w: read(w.lower(), 0), first, common)
+            countries = dict(found)
             names = [n for n in names if not any(overlap(n, c) for c in countries)]
         extra += names
         # a woman's first name: a woman's placeholder, for the words that agree with it
