@@ -78,6 +78,13 @@ from dataclasses import dataclass, field
 import phonenumbers
 
 from heedful.acronyms import Acronym, find_acronyms
+from heedful.articles import (
+    FRENCH_TITLE,
+    article_elided,
+    elision_before,
+    french_title,
+    plural_before,
+)
 from heedful.centuries import STAND_IN, century_forms, find_centuries, write_century
 from heedful.countries import country_name, country_names, stand_ins
 from heedful.countries import forms as country_forms
@@ -393,18 +400,18 @@ class Protected:
                         put = put[:1].upper() + put[1:]  # it opens the sentence
                     found.append((match.span(), put))
                     if self.target == "fr":  # "de 12 litres" -> "d'un demi-litre"
-                        found += _elision_before(match, put, translation)
+                        found += elision_before(match, put, translation)
                 elif k in self.written_as:  # "Happy birthday" -> "Good luck", "XIXe" -> "XVIe"
                     written_as = {f.lower(): w for f, w in self.written_as[k].items()}
                     put = written_as[match.group().lower()]
                     found.append((match.span(), _cased_as(match.group(), put)))
                     if k in self.countries and self.target == "fr":  # "la France" -> "l'Autriche"
-                        found += _elision_before(match, put, translation)
-                        found += _article_elided(match, put, translation)
+                        found += elision_before(match, put, translation)
+                        found += article_elided(match, put, translation)
                 elif k in self.months:
                     found.append((match.span(), _cased_as(match.group(), span)))
                     if self.target == "fr":  # "d'octobre" for "mars": "de mars"
-                        found += _elision_before(match, span, translation)
+                        found += elision_before(match, span, translation)
                 elif k in self.translated_as:
                     range_of_days = k in self.ranges
                     found += put_date(match, span, self.target or "", range_of_days=range_of_days)
@@ -414,16 +421,16 @@ class Protected:
                         put += HOUR_WORD[self.target]
                     article: list[tuple[Span, str]] = []
                     woman = self.placeholders[k] in WOMEN  # "Dr Jennifer Smith est prête."
-                    if self.target == "fr" and _FRENCH_TITLE.match(span) and not woman:
-                        put, article = _french_title(match, put, translation)
+                    if self.target == "fr" and FRENCH_TITLE.match(span) and not woman:
+                        put, article = french_title(match, put, translation)
                     phone = k in self.phones
                     if scaled := scaled_money(match, span, translation, self.target):
                         found.append(scaled)  # "100 millions" for "$20 million"
                         continue
                     found.append((_extent(match, span, translation, phone=phone), put))
-                    found += _plural_before(match, span, translation) + article
+                    found += plural_before(match, span, translation) + article
                     if self.target == "fr" and not span[:1].isdigit() and not article:
-                        found += _elision_before(match, span, translation)
+                        found += elision_before(match, span, translation)
         return sorted(found)
 
     def mended(self, translation: str) -> str:
@@ -785,87 +792,6 @@ def _cased_as(found: str, written: str) -> str:
     if len(found) > 1 and found.isupper():
         return written.upper()
     return written[:1].upper() + written[1:] if found[:1].isupper() else written
-
-
-def _plural_before(match: re.Match, span: str, translation: str) -> list[tuple[Span, str]]:
-    """A decade's article made plural ("du 12" for "from the 1960s": "des années 1960")."""
-    if not span.startswith(tuple(DECADE_WORD.values())):
-        return []
-    before = _SINGULAR_BEFORE.search(translation, 0, match.start())
-    if before is None:
-        return []
-    word = before.group(1)
-    plural = _PLURAL[word.lower()]
-    return [(before.span(1), plural.capitalize() if word[0].isupper() else plural)]
-
-
-def _article_elided(match: re.Match, span: str, translation: str) -> list[tuple[Span, str]]:
-    """French's "la" or "le" before a name opening with a vowel, elided: "la France" for "la
-    Autriche" -> "l'Autriche"."""
-    vowel = span[:1] in _VOWELS and not (span[:1] in "Yy" and span[1:2] in _VOWELS)
-    before = _ARTICLE_BEFORE.search(translation, 0, match.start()) if vowel else None
-    if before is None:
-        return []
-    article = before.group(1)
-    elided = "L'" if article.isupper() else "l'" if article.islower() else "L'"
-    return [(before.span(), elided)]
-
-
-_ARTICLE_BEFORE = re.compile(r"(?<![\w'’])([lL][ae]|L[AE]) $")
-
-
-def _elision_before(match: re.Match, span: str, translation: str) -> list[tuple[Span, str]]:
-    """French's "de" and "que" before a name, elided as its first letter needs: "de Agnes" ->
-    "d'Agnes" (the placeholder "Mary" took "de"), "d'Tom" -> "de Tom" (after "Alice")."""
-    vowel = span[:1] in _VOWELS and not (span[:1] in "Yy" and span[1:2] in _VOWELS)  # "de Yaa"
-    before = (_UNELIDED if vowel else _ELIDED).search(translation, 0, match.start())
-    if before is None:
-        return []
-    word = before.group(1)
-    if vowel:
-        return [(before.span(), word[:-1] + "'")]  # "de " -> "d'", "que " -> "qu'"
-    return [(before.span(), word + "e ")]  # "d'" -> "de ", "qu'" -> "que "
-
-
-def _french_title(
-    match: re.Match, put: str, translation: str
-) -> tuple[str, list[tuple[Span, str]]]:
-    """A doctor's or professor's name in French, with the article French gives the title when
-    it speaks of them ("Le Dr Smith est ici.", "le numéro du Dr Gomez", "J'ai parlé au Dr
-    Brown."; the en -> fr model, given a name, wrote none: "Dr Smith est ici.", "de Dr Gomez"):
-    ``put``, perhaps with the article before it, and the word before it contracted. None to
-    whom one speaks, after a comma or opening a sentence before one ("Merci, Dr Smith.", "Dr
-    Smith, entrez."), nor after an article or a greeting ("Cher Dr Smith", "Bonjour Dr
-    Smith"), nor alone on its line (signing a letter). Not for a woman either, whom French
-    calls "la Dre" in some countries and "le Dr" in others: "Dr Jennifer Smith est prête."."""
-    before = translation[: match.start()]
-    if contracted := _DE_OR_A.search(before):  # "de Dr Gomez" -> "du Dr Gomez"
-        word = contracted.group(1)
-        put_word = ("Du" if word[0] in "Dd" else "Au") + " "
-        put_word = put_word.upper() if put.isupper() else put_word
-        put_word = put_word if word[0].isupper() else put_word.lower()
-        return put, [(contracted.span(), put_word)]
-    opening = not before.strip(" \"«“'¡¿")
-    signing = opening and not translation[match.end() :].strip(' .!?»”"')  # the line: a name
-    addressed = translation.startswith(",", match.end()) and opening or signing
-    if addressed or _NO_ARTICLE.search(before) or before.rstrip().endswith((",", ":", "(")):
-        return (put[:1].upper() + put[1:] if opening else put), []  # "Professeur Smith, ..."
-    article = "Le " if opening else "le "
-    return (article.upper() if put.isupper() else article) + put, []
-
-
-_FRENCH_TITLE = re.compile(r"(?:Dr|Pr|professeur|capitaine|DR|PR|PROFESSEUR|CAPITAINE) \w")
-_DE_OR_A = re.compile(r"(?<![\w'’])([dD]e|[àÀ]) $")
-_NO_ARTICLE = re.compile(
-    r"(?<![\w'’])(?:le|la|les|l'|du|au|aux|un|une|ce|cet|cette|cher|chère|chers|mon|ton|son|notre"
-    r"|votre|leur|bonjour|bonsoir|salut|merci) $",
-    re.IGNORECASE,
-)
-_VOWELS = set("AEIOUYÀÂÉÈÊËÎÏÔÛÜaeiouyàâéèêëîïôûü")
-_UNELIDED = re.compile(r"(?<![\w'’])([dD]e|[qQ]ue) $")
-_ELIDED = re.compile(r"(?<![\w'’])([dD]|[qQ]u)['’]$")
-_SINGULAR_BEFORE = re.compile(r"(?<!\w)(du|au|del|al) $", re.IGNORECASE)
-_PLURAL = {"du": "des", "au": "aux", "del": "de los", "al": "a los"}
 
 
 def _number_of_decade(text: str, span: Span) -> Span:
