@@ -104,7 +104,7 @@ def find_countries(
     case too, but for one of common words ("vivo en peru"; not "una cuba de vino", "el chile")."""
     if language not in _PATTERNS_LANGUAGES:
         return []
-    names = {name.lower(): code for name, code in country_names(language).items()}
+    names = _lower_names(language)
     lower = common is not None and not any(c.isupper() for c in text)
     pattern = _pattern(language, lower)
     found = []
@@ -133,6 +133,11 @@ _CAPITALISED_AFTER = re.compile(r" [A-ZÀ-Þ][^\W\d_]*")
 
 
 _PATTERNS_LANGUAGES = ("en", "es", "fr")
+
+
+@cache
+def _lower_names(language: str) -> dict[str, str]:
+    return {name.lower(): code for name, code in country_names(language).items()}
 
 
 @cache

@@ -122,9 +122,10 @@ _HEY_BEFORE = {
     "es": "q k qué donde dónde como cómo cuando cuándo por quien quién cuanto cuánto tienes "
           "estas estás vienes vas sabes puedes quieres me te ya no si sí",
 }  # fmt: skip
+_HEY_WORD = r"[¡]?(?:hey|oye|ey)"
 _BARE_HEY = {
     lang: re.compile(
-        rf"[¡]?(?:hey|oye|ey)(?= (?:{'|'.join(map(re.escape, words.split()))})(?![\w'’]))",
+        rf"{_HEY_WORD}(?= (?:{'|'.join(map(re.escape, words.split()))})(?![\w'’]))",
         re.IGNORECASE,
     )
     for lang, words in _HEY_BEFORE.items()
@@ -197,7 +198,7 @@ def bare_hey(sentence: str, language: str | None) -> bool:
     return language in _BARE_HEY and _HEY.fullmatch(sentence) is not None
 
 
-_HEY = re.compile(r"[¡]?(?:hey|oye|ey)", re.IGNORECASE)
+_HEY = re.compile(_HEY_WORD, re.IGNORECASE)
 
 
 def closing_after_comma(text: str, language: str | None) -> int | None:

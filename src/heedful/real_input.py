@@ -515,7 +515,7 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
         if not capitals:  # "J.K. Rowling", "George W. Bush": the initials with the name
             names = with_initials(sentence, names, people(source))
         shortened = find_abbreviations(sentence, source)  # "max.": spelt out below, no name
-        names = [n for n in names if not any(a < n[1] and n[0] < b for a, b in shortened)]
+        names = [n for n in names if not any(overlap(n, a) for a in shortened)]
         names = [n for n in names if not is_laughter(sentence[n[0] : n[1]], source)]  # "Jajaja"
         # a country the model read too seldom ("Perú"): a country it reads, of its kind
         countries = {}
