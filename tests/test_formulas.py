@@ -172,6 +172,12 @@ def test_a_sentence_after_an_opening_greeting_goes_on_in_lower_case(bundled):
             "Chère Anna, merci pour le cadeau ! Bises, Paul",
         ),
         ("es-en", "Hola Marta, ¿cómo estás?", "Hi Marta, how are you?"),
+        # a title written out in lower case ("Beimate Mrs. García, the package ...")
+        (
+            "es-en",
+            "Estimada señora García: El paquete llegará el martes.",
+            "Dear Mrs. García: The package will arrive on Tuesday.",
+        ),
         ("en-fr", "Thanks, Louis", "Merci, Louis"),  # "Grâce, plus fort"
         # "De nos clients, le magasin...", "Estimados clients, the shop..."
         (

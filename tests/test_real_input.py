@@ -2276,6 +2276,8 @@ def test_a_spanish_exclamation_after_a_comma_is_a_pause(bundled):
     assert bundled["en-fr"].translate(["thanks so much, see you tomorrow"]) == [
         "Merci bien, à demain"
     ]
+    # typed in chat; before: "Merci, vois-tu bientôt"
+    assert bundled["en-fr"].translate(["thanks, see u soon"]) == ["Merci, à bientôt"]
     # before: "I'm 10 minutes late, aren't I feel!", "We won the game. How well!"
     found = bundled["es-en"].translate(
         ["Llego 10 minutos tarde, ¡lo siento!", "Ganamos el partido, ¡qué bien!"], alignments=True

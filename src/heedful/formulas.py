@@ -183,12 +183,22 @@ def greeting_end(sentence: str, language: str | None) -> int | None:
     if found is not None:
         return found.end()
     found = _GREETING_OPENING[language].match(sentence)
-    if found is not None and all(w[0].isupper() for w in found["name"].split()):
+    if found is not None and _someone(found["name"], language):
         return found.end()  # "Dear Anna," not "Dear all,"
     found = _CLOSING_BEFORE_NAME[language].match(sentence)
     if found is not None and all(w[0].isupper() for w in found["name"].split()):
         return found.end()  # "Love, Paul", not "Love, you"
     return None
+
+
+def _someone(name: str, language: str | None) -> bool:
+    """Whether a greeting's words after its word name someone: each capitalised, but for a
+    title written out in lower case before them ("Dear Anna", "Estimada señora García"; not
+    "Dear all", "Querido amigo")."""
+    words = name.split()
+    if len(words) > 1 and has_title(name, language):
+        words = words[1:]
+    return all(word[0].isupper() for word in words)
 
 
 def bare_hey(sentence: str, language: str | None) -> bool:
@@ -250,10 +260,7 @@ def letter_formula(
     if greeting is None or mark is None:
         return None
     name = greeting["name"].rstrip(".")  # the full stop given in place of the line's mark
-    words = name.split()
-    if len(words) > 1 and has_title(name, source):
-        words = words[1:]  # "Estimada señora García:", a title written out in lower case
-    if not all(word[0].isupper() for word in words):
+    if not _someone(name, source):
         return None  # "Dear all", "Querido amigo"
     woman = feminine_title(name, source) or people(source).is_woman(name)
     formal = has_title(name, source)

@@ -94,14 +94,16 @@ SAYINGS = [
     {"en": ("Thank you for your understanding", "Thanks for your understanding"),
      "es": ("Gracias por su comprensión", "Gracias por tu comprensión"),
      "fr": ("Merci de votre compréhension", "Merci pour votre compréhension")},
-    {"en": ("See you tomorrow",), "es": ("Hasta mañana", "Nos vemos mañana"), "fr": ("À demain",)},
+    {"en": ("See you tomorrow", "See u tomorrow"), "es": ("Hasta mañana", "Nos vemos mañana"),
+     "fr": ("À demain",)},
     {"en": ("OK", "Okay"), "es": ("Vale", "Vale vale"), "fr": ("D'accord",)},  # "Watch, guys."
     # "¡Adiós!" -> "It happened!", "Adiós." -> "Go on.", "¡Lo siento!" -> "I feel it!"
     {"en": ("Goodbye", "Bye", "Bye-bye", "Bye bye"), "es": ("Adiós", "Chao", "Chau"),
      "fr": ("Au revoir",)},
-    {"en": ("See you later",), "es": ("Hasta luego",), "fr": ("À plus tard",)},
-    {"en": ("See you",), "es": ("Nos vemos",), "fr": ("À bientôt",)},
-    {"en": ("See you soon",), "es": ("Hasta pronto",), "fr": ("À bientôt",)},
+    # typed in chat too ("see u soon" gave "vois-tu bientôt")
+    {"en": ("See you later", "See u later"), "es": ("Hasta luego",), "fr": ("À plus tard",)},
+    {"en": ("See you", "See u"), "es": ("Nos vemos",), "fr": ("À bientôt",)},
+    {"en": ("See you soon", "See u soon"), "es": ("Hasta pronto",), "fr": ("À bientôt",)},
     {"en": ("I'm sorry", "Sorry"), "es": ("Lo siento", "Perdón"), "fr": ("Désolé",)},
     {"en": ("Please",), "es": ("Por favor",), "fr": ("S'il vous plaît", "S'il te plaît")},
     {"en": ("I'm so sorry", "I'm very sorry"), "es": ("Lo siento mucho", "Lo siento muchísimo"),
