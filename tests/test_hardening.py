@@ -312,6 +312,18 @@ def test_14_bundled_models_are_found_from_anywhere_and_listed(capsys, monkeypatc
     assert "no model directory de-en (bundled models: en-fr, es-en" in line
 
 
+def test_14_a_path_that_cannot_be_used_is_named_in_words(capsys, model_dir, tmp_path):
+    # the system's errors as "PATH: reason", not Python's "[Errno 2] ..."; a folder given as
+    # the input is called one
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file where a folder would be\n")
+    line = one_line_error(capsys, "translate", "--model", model_dir, "hola", "-o",
+                          blocker / "sub" / "out.txt")  # fmt: skip
+    assert line.endswith(f"{blocker / 'sub'}: Not a directory") and "Errno" not in line
+    line = one_line_error(capsys, "translate", "--model", model_dir, "-i", tmp_path)
+    assert line.endswith(f"{tmp_path} is a folder: give a file of text")
+
+
 def test_14_ctrl_c_while_importing_is_one_line(capsys, monkeypatch):
     def interrupted(name, *args):
         raise KeyboardInterrupt

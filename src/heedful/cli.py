@@ -95,9 +95,6 @@ def main(argv: list[str] | None = None) -> int:
     warnings.formatwarning = _warning_format(args.command)
     try:
         return args._run(args) or 0
-    except (FileNotFoundError, ValueError) as e:
-        print(f"heedful {args.command}: error: {e}", file=sys.stderr)
-        return 1
     except KeyboardInterrupt:
         print(f"heedful {args.command}: interrupted", file=sys.stderr)
         return 130
@@ -105,8 +102,19 @@ def main(argv: list[str] | None = None) -> int:
         # Python would complain again when it flushes stdout at exit: point it at /dev/null
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141  # 128 + SIGPIPE, as a process killed by the signal
+    except (OSError, ValueError) as e:
+        print(f"heedful {args.command}: error: {_said(e)}", file=sys.stderr)
+        return 1
     finally:
         warnings.formatwarning = default_format
+
+
+def _said(error: Exception) -> str:
+    """An error in words: the system's own errors as "PATH: reason" ("/proc/nope: No such file
+    or directory"), not Python's "[Errno 2] ..."; heedful's own as they are."""
+    if isinstance(error, OSError) and error.strerror and error.filename is not None:
+        return f"{error.filename}: {error.strerror}"
+    return str(error)
 
 
 def _warning_format(command: str):

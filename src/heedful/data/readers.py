@@ -44,6 +44,8 @@ class ParallelText:
 def read_lines(path: str | Path) -> Iterator[tuple[int, str]]:
     """(line number from 1, line without its newline) for a UTF-8 file or a .gz of one."""
     path = Path(path)
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a folder: give a file of text")
     if not path.is_file():
         raise FileNotFoundError(f"data file not found: {path}")
     opener = gzip.open if path.name.endswith(".gz") else open
