@@ -35,15 +35,28 @@ def test_countries_read_seldom_are_found_longest_first():
     assert spans == []
     # typed all in lower case: a name in lower case too, but for a common word or after an
     # article ("una cuba de vino", "el chile")
-    common = {"cuba", "chile"}.__contains__
+    common = lambda w: w.lower() in {"cuba", "chile", "paises", "bajos", "cyprus"}  # noqa: E731
+    counts = {"cuba": 3, "chile": 4, "paises": 49, "bajos": 9, "cyprus": 1}
 
-    def lower(text):
-        spans = find_countries(text, "es", lambda w: 0, (), common)
+    def lower(text, language="es", capitals=False):
+        read = lambda w: counts.get(w.lower(), 0)  # noqa: E731
+        spans = find_countries(text, language, read, (), common, capitals=capitals)
         return [(text[a:b], code) for (a, b), code in spans]
 
     assert lower("vivo en peru y voy a marruecos") == [("peru", "PE"), ("marruecos", "MA")]
     assert lower("una cuba de vino, me gusta el chile, voy a cuba") == []
     assert lower("Vivo en peru") == []  # a capital: not typed all in lower case
+    # a name of several words is a name, though each is a word ("países"), after an article
+    # too; English names some countries with "the"; a word read once in lower case may have
+    # been a name typed so
+    assert lower("son de los paises bajos") == [("paises bajos", "NL")]
+    assert lower("they live in the netherlands", "en") == [("netherlands", "NL")]
+    assert lower("we flew to cyprus", "en") == [("cyprus", "CY")]
+    # in capitals: as in lower case, a capital says nothing ("FUIMOS A ISLANDIA" gave "WE WENT
+    # TO ISLANDIA" as the capitals left countries alone)
+    assert lower("FUIMOS A ISLANDIA Y A LOS PAÍSES BAJOS.", capitals=True) == [
+        ("ISLANDIA", "IS"), ("PAÍSES BAJOS", "NL")]  # fmt: skip
+    assert lower("UNA CUBA DE VINO, VOY A CUBA.", capitals=True) == []
     # names that are mostly something else, and a lower-case word, are none
     assert found("Jordan went to Turkey with Chad; I ate chile.") == []
     assert found("Se casaron en Granada.", "es") == []  # the city, Grenada in Spanish
@@ -120,6 +133,13 @@ def test_a_country_is_given_as_a_stand_in_and_written_back():
         # typed in lower case: "I live in pear.", "Je vis en peru."
         ("es-en", "vivo en peru", "I live in Peru."),
         ("en-fr", "i live in peru", "Je vis au Pérou."),
+        # in capitals ("... À ICELAND ...", "I WANT TO VISIT MARRONES.") and with "the" ("Ils
+        # vivent dans les années nordes.")
+        ("en-fr", "WE WENT TO ICELAND LAST SUMMER.", "NOUS SOMMES ALLÉS EN ISLANDE"),
+        ("en-fr", "THEY LIVE IN THE NETHERLANDS.", "ILS VIVENT AUX PAYS-BAS."),
+        ("en-fr", "they live in the netherlands", "Ils vivent aux Pays-Bas."),
+        ("es-en", "QUIERO VISITAR MARRUECOS.", "I WANT TO VISIT MOROCCO."),
+        ("es-en", "SON DE LOS PAÍSES BAJOS.", "FROM THE NETHERLANDS."),
     ],
 )
 def test_a_country_read_seldom_is_named_right_on_the_bundled_models(bundled, name, text, expected):

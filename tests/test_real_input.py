@@ -53,6 +53,10 @@ def test_what_counts_as_all_caps():
     assert not is_all_caps("NASA.") and not is_all_caps("OK Y")  # one word; three letters
     assert is_all_caps("¿Y TÚ?", short=True)  # a sentence of a paragraph in capitals
     assert is_all_caps("VISIT Boston NOW", ignore={"Boston"})  # a placeholder is not looked at
+    # nor the words of one of several ("THEY LIVE IN THE NETHERLANDS." with its stand-in came
+    # out in lower case: "Ils vivent aux PAYS-BAS.")
+    assert is_all_caps("THEY LIVE IN THE United States.", ignore={"United States"})
+    assert is_title_case("They Live In The United States.", ignore={"United States"})
     assert not is_all_caps("123 456") and not is_all_caps("")
 
 

@@ -94,6 +94,7 @@ def country_name(code: str, language: str) -> str:
 def find_countries(
     text: str, language: str | None, read: Callable[[str], int],
     first_names: Collection[str] = (), common: Callable[[str], bool] | None = None,
+    *, capitals: bool = False,
 ) -> list[tuple[Span, str]]:  # fmt: skip
     """The countries named in ``text`` (capitalised, as written in ``language``), longest
     first, whose words the model read (``read``: how many times a word was) fewer than
@@ -101,11 +102,13 @@ def find_countries(
     next to another capitalised word but the text's first: part of a person's or a place's
     name ("Israel Zamora", "Vieja Bolivia"; not "En Perú"). In a text typed all in lower
     case, with ``common`` (whether the model read a word as a common word), a name in lower
-    case too, but for one of common words ("vivo en peru"; not "una cuba de vino", "el chile")."""
+    case too, but for one of common words ("vivo en peru"; not "una cuba de vino", "el chile");
+    so too in a text in ``capitals`` ("FUIMOS A ISLANDIA"; not "UNA CUBA DE VINO"), where a
+    capital says nothing of the words beside the name."""
     if language not in _PATTERNS_LANGUAGES:
         return []
     names = _lower_names(language)
-    lower = common is not None and not any(c.isupper() for c in text)
+    lower = common is not None and (capitals or not any(c.isupper() for c in text))
     pattern = _pattern(language, lower)
     found = []
     opening = re.match(r"\W*[^\W\d_]+", text)
@@ -113,16 +116,21 @@ def find_countries(
         name = match.group()
         if name in first_names or name.capitalize() in first_names:
             continue
-        before = _CAPITALISED_BEFORE.search(text, 0, match.start())
+        before = not capitals and _CAPITALISED_BEFORE.search(text, 0, match.start())
         if before and not (opening and before.end(1) == opening.end()):
             continue
-        if _CAPITALISED_AFTER.match(text, match.end()):
+        if not capitals and _CAPITALISED_AFTER.match(text, match.end()):
             continue
         words = [w for w in re.findall(r"[^\W\d_]+", name) if w.lower() not in _SMALL]
-        if lower and (
-            any(common(w) for w in words) or ARTICLE_BEFORE.search(text, 0, match.start())
-        ):
-            continue  # "una cuba de vino", "el chile": words
+        # "una cuba de vino", "el chile": words; a name of several words is a name ("los
+        # países bajos", "LOS PAÍSES BAJOS": "países" alone is a word)
+        article = ARTICLE_BEFORE.search(text.lower(), 0, match.start())
+        if article and language == "en" and english_the(names[name.lower()]):
+            article = None  # "the netherlands"
+        # a word read once says nothing of how it is usually written ("cyprus")
+        usual = lambda word: read(word) > 1 and common(word)  # noqa: E731
+        if lower and len(words) == 1 and (article or usual(words[0])):
+            continue
         if min(read(w) for w in words) < READ_FEW:
             found.append((match.span(), names[name.lower()]))
     return found

@@ -646,6 +646,8 @@ def protect(
             if not given_codes:  # "à Chypre": a city stands in
                 pool = free[NAMES]
             original = country_name(code, target)
+            if len(span) > 1 and span.isupper():  # "ISLANDIA": "ISLANDE", as it was typed
+                original = original.upper()
         elif (start, end) in months:
             pool, original = free[months_given], write_month(months[start, end], target)
         elif (start, end) in dates:

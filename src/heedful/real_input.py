@@ -520,11 +520,12 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
         # a country the model read too seldom ("Perú"): a country it reads, of its kind
         countries = {}
         named = names_countries(target) and lexicon is not None and lexicon.counts
-        if translator.protect_names and named and not capitals:
+        if translator.protect_names and named:
             read = lexicon.counts.get
             first = people(source).first
             common = lexicon.common_word  # "cuba", "chile", typed in lower case: words
-            found = find_countries(sentence, source, lambda w: read(w.lower(), 0), first, common)
+            found = find_countries(sentence, source, lambda w: read(w.lower(), 0), first, common,
+                                   capitals=capitals)  # fmt: skip
             countries = dict(found)
             names = [n for n in names if not any(overlap(n, c) for c in countries)]
         extra += names
