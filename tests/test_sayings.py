@@ -52,6 +52,17 @@ def test_a_wish_opening_a_sentence_is_cut_or_given_as_the_stand_in():
     protected = protect("¡Feliz Navidad, mamá!", "es", "en")
     assert protected.text == "¡Feliz cumpleaños, mamá!"
     assert protected.restore("Happy birthday, Mom!") == "Merry Christmas, Mom!"
+    # before whom it is for: given as the wish the model reads best there, in both languages;
+    # not congratulations ("Félicitations de l'empire !" for "Congratulations to the winners!")
+    span, stand_in, forms = opening_wish("Happy New Year to you and your family!", "en", "fr")
+    assert (span, stand_in, forms) == ((0, 14), "Good luck", {"Bonne chance": "Bonne année"})
+    span, stand_in, forms = opening_wish("¡FELIZ AÑO NUEVO A TI!", "es", "en")
+    assert (span, stand_in) == ((1, 16), "FELIZ NAVIDAD")
+    assert forms == {"Merry Christmas": "HAPPY NEW YEAR", "Happy Christmas": "HAPPY NEW YEAR"}
+    assert opening_wish("Congratulations to the winners!", "en", "fr") is None
+    assert opening_wish("¡Felicidades a los novios!", "es", "en") is None
+    assert opening_wish("Good luck to you all!", "en", "fr") is None  # the stand-in itself
+    assert opening_wish("Happy birthday tomorrow!", "en", "fr") is None  # nobody it is for
 
 
 @pytest.mark.parametrize(
@@ -81,6 +92,18 @@ def test_a_wish_opening_a_sentence_is_cut_or_given_as_the_stand_in():
         ("es-en", "feliz cumple!!", "Happy birthday!!"),
         ("es-en", "¡Feliz cumple, Ana!", "Happy birthday, Ana!"),
         ("es-en", "Mi hijo cumple 7 años.", "My son will be 7 years old."),
+        # before whom they are for (before: "Joyeuse année à toi et ta famille !", "Heureux
+        # anniversaire à mon meilleur ami !"; "Happy New Year and your family!", "Happy to my
+        # best friend!", "Welcome to all the neighbors!")
+        ("en-fr", "Happy New Year to you and your family!", "Bonne année pour toi et ta famille !"),
+        ("en-fr", "Happy birthday to my best friend!", "Joyeux anniversaire à mon meilleur ami !"),
+        (
+            "es-en",
+            "¡Feliz Año Nuevo a ti y a tu familia!",
+            "Happy New Year to you and your family!",
+        ),
+        ("es-en", "¡Feliz cumpleaños a mi mejor amiga!", "Happy birthday to my best friend!"),
+        ("es-en", "¡Felices fiestas a todos los vecinos!", "Happy holidays to all the neighbors!"),
     ],
 )
 def test_wishes_translate_on_the_bundled_models(bundled, name, text, expected):

@@ -33,7 +33,9 @@ def is_all_caps(text: str, ignore: Collection[str] = (), *, short: bool = False)
     """Whether every cased letter of ``text`` is upper case, in at least two words and
     ``MIN_LETTERS`` letters, or, if ``short`` (a sentence of a paragraph in capitals: "¿Y TÚ?"),
     in any; words in ``ignore`` (placeholders) are not looked at."""
-    ignored = {w for placeholder in ignore for w in _WORD.findall(placeholder)}  # "United States"
+    # and the words of one of several not in capitals ("United States", not "FELIZ CUMPLEAÑOS")
+    parts = {w for placeholder in ignore for w in _WORD.findall(placeholder) if not w.isupper()}
+    ignored = {*ignore, *parts}
     words = [w for w in _WORD.findall(text) if w not in ignored and w.lower() != w.upper()]
     enough = short or len(words) >= 2 and sum(map(len, words)) >= MIN_LETTERS
     return bool(words) and enough and all(w.isupper() for w in words)
@@ -49,8 +51,7 @@ def is_title_case(
     two of them where ``usual`` (heedful.lexicon's word list) writes a word after the first in
     lower case ("Hug Me.", "Tom Lied.", not "Tom Jackson."); words in ``ignore``
     (placeholders) are not looked at."""
-    ignored = {w for placeholder in ignore for w in _CONTRACTED.findall(placeholder)}
-    words = [w for w in _CONTRACTED.findall(text) if w not in ignored and w.lower() != w.upper()]
+    words = [w for w in _CONTRACTED.findall(text) if w not in ignore and w.lower() != w.upper()]
     if len(words) < 2 or not all(w[0].isupper() for w in words):
         return False
     if len(words) >= MIN_TITLE_WORDS:

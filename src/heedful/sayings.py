@@ -238,6 +238,22 @@ _WISH_OPENING = {lang: re.compile(rf"{_wishes(lang)}!?,(?=\s+\S)", re.I) for lan
 # "Fire!"); without one (en -> fr read "Grandma!" and "guys!" alone well), the wish is cut from
 # the rest as a greeting is
 WISH_STAND_INS = {"es": "Feliz cumpleaños"}
+# the wish a language's model reads best before "to" and whom it is for ("Happy New Year to you
+# and your family!" gave "Joyeuse année à toi et ta famille !", "¡Feliz Año Nuevo a ti y a tu
+# familia!" "Happy New Year and your family!", "¡Feliz cumpleaños a mi mejor amiga!" "Happy to
+# my best friend!"); given in place of another wish there, as ``WISH_STAND_INS`` is. Of five
+# wishes before five such endings, the bundled models read these right for all five (es -> en)
+# and four (en -> fr: "pour toi et ta famille"); "Feliz cumpleaños" for two
+WISH_TO_STAND_INS = {"es": "Feliz Navidad", "en": "Good luck"}
+_TO = {"en": "to", "es": "a", "fr": "à"}
+# given as a wish before whom it is for, they came out "Félicitations de l'empire !" for
+# "Congratulations to the winners!" and "Congratulations Christmas Day!" for "¡Felicidades a
+# los novios!"
+_CONGRATULATIONS = {
+    _key(form) for row in WISHES if row["en"][0] == "Congratulations" for forms in row.values()
+    for form in forms
+}  # fmt: skip
+_WISH_TO = {lang: re.compile(rf"{_wishes(lang)} (?={_TO[lang]} [^\W\d_])", re.I) for lang in _TO}
 
 
 # a wish inside a sentence, after a verb of wishing ("I wish you a merry Christmas", "Te deseo
@@ -461,15 +477,22 @@ def opening_wish(
     sentence: str, source: str | None, target: str | None
 ) -> tuple[Span, str, dict[str, str]] | None:
     """The wishes opening ``sentence`` before a comma and more words ("Buen viaje" of "¡Buen
-    viaje, chicos!"), where ``source`` has a stand-in (``WISH_STAND_INS``) and they are not it
-    as written ("feliz cumpleanos" is given as "Feliz cumpleaños"): their span, the stand-in
-    to give the model in their place (in capitals, if they are), and each way the target may
-    write the stand-in with what it becomes there ("Happy birthday" -> "Have a nice trip")."""
-    stand_in = WISH_STAND_INS.get(source or "")
-    if stand_in is None or target not in _WISH or not _may_wish(sentence, source):
+    viaje, chicos!"), where ``source`` has a stand-in (``WISH_STAND_INS``), or before whom they
+    are for ("Feliz Año Nuevo" of "¡Feliz Año Nuevo a ti y a tu familia!": ``WISH_TO_STAND_INS``),
+    and they are not it as written ("feliz cumpleanos" is given as "Feliz cumpleaños"): their
+    span, the stand-in to give the model in their place (in capitals, if they are), and each
+    way the target may write the stand-in with what it becomes there ("Happy birthday" ->
+    "Have a nice trip")."""
+    if source not in _WISH or target not in _WISH or not _may_wish(sentence, source):
         return None
-    found = _WISH_OPENING[source].match(sentence)
-    if found is None:
+    stand_in, found = WISH_STAND_INS.get(source), None
+    if stand_in is not None:
+        found = _WISH_OPENING[source].match(sentence)
+    if found is None and source in WISH_TO_STAND_INS:
+        stand_in, found = WISH_TO_STAND_INS[source], _WISH_TO[source].match(sentence)
+        if found is not None and _key(found["wishes"]) in _CONGRATULATIONS:
+            return None  # "Congratulations to the winners!" is no wish for them
+    if found is None or stand_in is None:
         return None
     capitals = found["wishes"].isupper()
     given = stand_in.upper() if capitals else stand_in
