@@ -325,7 +325,8 @@ class Protected:
     # a time on the hour ("3pm" -> "15"): the target's word for hours follows it where the model
     # wrote none ("à 12 au 2e étage" for "at 3pm on the 2nd floor": "à 15 h au 2e étage")
     hours: set[int] = field(default_factory=set)
-    phones: set[int] = field(default_factory=set)  # a phone number's: no hours or years after it
+    # a phone number's, a score's: no hours or years after it
+    phones: set[int] = field(default_factory=set)
     # a range of days' weekday, given to the model after the source's word for it ("el domingo")
     ranges: dict[int, str] = field(default_factory=dict)
     months: set[int] = field(default_factory=set)  # a month's: put back as a month, not a date
@@ -756,7 +757,9 @@ def protect(
                 ranges[len(placeholders)] = given
         elif target in HOUR_WORD and re.fullmatch(_CLOCK, span) and ":" not in original:
             hours.add(len(placeholders))  # "3pm" -> "15 h" where the model writes no "heures"
-        elif (start, end) in phones:
+        elif (start, end) in phones or _BARE_RANGE.fullmatch(span) and not _UNIT_AFTER.match(
+            text, end
+        ):  # a score, or a range of numbers without a unit ("won 2-1 last night": "2-1 heures")
             phone_numbers.add(len(placeholders))
         elif source == "es" and _OF_STUFF.match(text, end) and (kind := _measure(span)):
             behind = " " + _MEASURE_GIVEN[kind]  # "2 kg de patatas": "100 kilos de patatas"
@@ -911,6 +914,12 @@ def _extent(match: re.Match, span: str, translation: str, *, phone: bool = False
     return match.span()
 
 
+# two numbers joined by a dash: a score ("2-1") or a range ("3-5"), and a word for hours or
+# years after one in the source ("2-3 hours", "3-5 años"), which the translation keeps
+_BARE_RANGE = re.compile(r"\d{1,3}[-–]\d{1,3}")
+_UNIT_AFTER = re.compile(
+    r" (?:hours?|hrs?|o'clock|horas?|heures?|h|years?|yrs?|ans|années|años)(?!\w)", re.IGNORECASE
+)
 _TIME = re.compile(
     rf"\d{{1,2}}:\d{{2}}(?:[-–]\d{{1,2}}:\d{{2}})?|{_CLOCK}"
 )  # "15:30", "3pm", "9:30-17:30"
