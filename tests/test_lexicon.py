@@ -152,6 +152,23 @@ def test_a_person_s_name_read_too_seldom_or_only_as_a_common_word_is_a_name_to_k
     assert uncounted.unseen_names("Se llama Lucía.", PEOPLE) == [(9, 14)]
 
 
+def test_a_place_read_only_as_a_rare_common_word_is_a_name_inside_a_sentence():
+    """Before: "Me llamo Oluwaseun y soy de Lagos." -> "... and I'm from Lakes." ("lagos",
+    lakes, read twice)."""
+    read = ["Hay lagos.", "Los lagos son fríos.", "Soy de aquí.", "Vengo del pueblo."]
+    lexicon = Lexicon.count(read + ["Me gusta el mar.", "Es grande."] * 9)
+    places = {"Lagos", "Mar", "Plata"}
+
+    def kept(text):
+        return [text[a:b] for a, b in lexicon.unseen_names(text, PEOPLE, places=places)]
+
+    assert kept("Soy de Lagos.") == ["Lagos"]
+    assert kept("Lagos es grande.") == []  # opening the sentence: maybe lakes
+    assert kept("Hay lagos aquí.") == []  # in lower case: a word
+    assert kept("Vengo del Mar.") == []  # read more than RARE times: the model's
+    assert lexicon.unseen_names("Soy de Lagos.", PEOPLE) == []  # no places given
+
+
 def test_a_name_read_seldom_takes_in_no_word_the_model_reads_as_a_common_one():
     lexicon = Lexicon.count(["El presidente vino.", "Vino con Reagan.", "Vino Port."] * 2)
     people = People(names=frozenset({"Reagan"}), first=frozenset({"Reagan"}))

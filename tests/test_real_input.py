@@ -1359,6 +1359,8 @@ def test_the_title_of_a_work_quoted_in_english_title_case_is_kept_from_the_model
         ("es-en", "Me encanta YouTube.", "YouTube"),
         ("en-fr", "Open the PowerPoint file.", "PowerPoint"),
         ("en-fr", "I watched it on YouTube yesterday.", "YouTube"),
+        # a place the model read only as a rare word ("lagos", lakes): "I'm from Lakes."
+        ("es-en", "Me llamo Oluwaseun y soy de Lagos.", "Lagos"),
         # titles, written the target way
         ("es-en", "Tengo una reunión con el Sr. Pérez.", "Mr. Pérez"),
         ("es-en", "El Sr. Gómez y la Sra. Ruiz llegaron tarde.", "Mrs. Ruiz"),
@@ -2130,6 +2132,10 @@ def test_an_amount_takes_in_the_hours_the_model_wrote_after_it():
         ("Shipping is free for orders over $50.", "50 $", "ans"),  # "plus de 50 $ ans"
         ("FREE SHIPPING ON ORDERS OVER $50", "50 $", "ANS"),  # "PLUS DE 50 $ ANS"
         ("Open 24/7", "24/7", "heures"),  # "Ouvrez 24/7 heures"
+        # a score: "Notre équipe a gagné 2-1 heures la nuit dernière !"; a range with its hours
+        ("Our team won 2-1 last night!", "2-1 la nuit", "heures"),
+        ("The score was 3-0 at half time.", "3-0", "heures"),
+        ("It takes 2-3 hours.", "2-3 heures", "2-3 heures heures"),
         ("Dimensions: 120 x 60 x 75 cm.", "120 x 60 x 75 cm", "60 120"),  # "120 60 120 75 cm"
     ],
 )

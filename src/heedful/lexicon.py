@@ -147,7 +147,12 @@ class Lexicon:
         return self._usual.get(low, low) if low in self._known else None
 
     def unseen_names(
-        self, text: str, people: People | None = None, *, capitals: bool = False
+        self,
+        text: str,
+        people: People | None = None,
+        *,
+        capitals: bool = False,
+        places: Collection[str] = (),
     ) -> list[Span]:
         """Runs of capitalised words, next to one another, with a name the model cannot read:
         a word it never read ("Habibu", "Port Muhima", "Vladimíra Němečková"); a name of
@@ -158,7 +163,10 @@ class Lexicon:
         word of the sentence ("Ayer Kwame vino.") is not part of the name, nor is a lone
         capital ("I"). With ``capitals`` (an ALL CAPS sentence), where a word the model never
         read is mostly a rare word ("ALEJES"), a name must be one of ``people`` ("MAX"), and
-        only the words the training text writes capitalised join it."""
+        only the words the training text writes capitalised join it. A word of ``places``
+        written capitalised inside a sentence that the model read at most ``RARE`` times, in
+        lower case, is a place's name too ("Lagos" of "Soy de Lagos.", read as "lagos": "I'm from
+        Lakes.")."""
         words = [m for m in _WORD.finditer(text) if m.group()[0].isupper()]
         opening = first_letter(text)
         people = people or People()
@@ -177,7 +185,7 @@ class Lexicon:
                 usual = self.usual_case(word) or "x"
                 joins.append(len(word) > 1 and (seeds[-1] or not usual.islower()))
             else:
-                person = self._person(word, people, inside)
+                person = self._person(word, people, inside) or self._place(word, places, inside)
                 never = not self.knows(word, accents=False) and not self._contracted(word)
                 # a sentence's first word, no person's, that shares its stem with a word the
                 # model read is a form of that word ("Tardamos tres horas": "tardar", "tarda")
@@ -194,7 +202,7 @@ class Lexicon:
             if full and (not read or seeds[k + 1]) and next_to(text, words[k], words[k + 1]):
                 seeds[k] = seeds[k + 1] = joins[k] = joins[k + 1] = True
         runs = name_runs(text, words, seeds, joins, lone_opening=True)
-        found = [span for run in runs if (span := self._trimmed(text, run, people))]
+        found = [span for run in runs if (span := self._trimmed(text, run, people, places))]
         if capitals:
             return found
         return sorted(found + self._typed_in_lower_case(text, people))
@@ -284,17 +292,21 @@ class Lexicon:
                 out.append(m.span())  # not "cant": "can't"
         return out
 
-    def _trimmed(self, text: str, run: Span, people: People) -> Span | None:
-        """``run`` without the words at its ends that are neither names nor read capitalised,
-        if the model read every word of it: "Reagan" of "President Reagan" (a name it read
-        seldom), where "Kwame" of "Port Kwame" keeps "Port"."""
+    def _trimmed(
+        self, text: str, run: Span, people: People, places: Collection[str] = ()
+    ) -> Span | None:
+        """``run`` without the words at its ends that are neither names (of ``people``, or
+        places read as rare words: ``_place``) nor read capitalised, if the model read every
+        word of it: "Reagan" of "President Reagan" (a name it read seldom), where "Kwame" of
+        "Port Kwame" keeps "Port"."""
         words = list(_WORD.finditer(text, *run))
         if any(not self.knows(m.group(), accents=False) for m in words):
             return run
 
         def kept(m: re.Match) -> bool:
             usual = self.usual_case(m.group()) or ""
-            return m.group().capitalize() in people.names or not usual.islower()
+            name = m.group().capitalize() in people.names or self._place(m.group(), places, True)
+            return name or not usual.islower()
 
         while words and not kept(words[0]):
             words.pop(0)
@@ -332,6 +344,15 @@ class Lexicon:
             return inside and word in people.first
         rare = self.counts is not None and self.counts.get(word.lower(), 0) <= RARE
         return rare and word in people.names
+
+    def _place(self, word: str, places: Collection[str], inside: bool) -> bool:
+        """Whether ``word``, written ``inside`` a sentence, is a place's name that the model
+        read only as a rare common word (``unseen_names``)."""
+        if not inside or word not in places or self.counts is None:
+            return False
+        usual = self.usual_case(word)
+        rare = self.counts.get(word.lower(), 0) <= RARE
+        return usual is not None and usual.islower() and rare
 
     def restore_accents(self, text: str) -> str:
         """``text`` with each lower-case word the model never read, typed without accents,

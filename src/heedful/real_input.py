@@ -498,8 +498,8 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
             names = lexicon.unseen_names(sentence, people("*"), capitals=True)  # "MAX"
             names += lexicon.women_read(sentence, people(source), places(source))  # "ALICE"
         elif translator.protect_names and not is_title_case(sentence, (), usual):
-            if lexicon is not None:  # "Kwame", "Pedro", "Dale Lee"
-                names = lexicon.unseen_names(sentence, people("*"))
+            if lexicon is not None:  # "Kwame", "Pedro", "Dale Lee", "de Lagos"
+                names = lexicon.unseen_names(sentence, people("*"), places=places(source))
                 # a woman's name the model reads, for the words that agree with her ("Alice")
                 names += lexicon.women_read(sentence, people(source), places(source))
             else:
