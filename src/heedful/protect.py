@@ -757,8 +757,10 @@ def protect(
                 ranges[len(placeholders)] = given
         elif target in HOUR_WORD and re.fullmatch(_CLOCK, span) and ":" not in original:
             hours.add(len(placeholders))  # "3pm" -> "15 h" where the model writes no "heures"
-        elif (start, end) in phones or _BARE_RANGE.fullmatch(span) and not _UNIT_AFTER.match(
-            text, end
+        elif (
+            (start, end) in phones
+            or _BARE_RANGE.fullmatch(span)
+            and not _UNIT_AFTER.match(text, end)
         ):  # a score, or a range of numbers without a unit ("won 2-1 last night": "2-1 heures")
             phone_numbers.add(len(placeholders))
         elif source == "es" and _OF_STUFF.match(text, end) and (kind := _measure(span)):
