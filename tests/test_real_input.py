@@ -328,6 +328,30 @@ def test_a_spanish_range_of_hours_goes_to_the_model_with_its_from():
     assert spanish_hours("Somos de 7 a 10 y de 3 a 5 personas.", "es") == (
         "Somos de 7 a 10 y de 3 a 5 personas."
     )
+    # "entre las 9 y las 10" too ("I'll be there between 9: 10 o'clock."), with its "la 1";
+    # not without "las" (not hours), nor before "horas" or "de la tarde", which it reads
+    assert spanish_hours("Entre las 9 y las 10 no; entre la 1 y las 3:30.", "es") == (
+        "Desde las 9 hasta las 10 no; desde la 1 hasta las 3:30."
+    )
+    assert spanish_hours("Entre 2 y 3 personas, entre las 4 y las 6 de la tarde.", "es") == (
+        "Entre 2 y 3 personas, entre las 4 y las 6 de la tarde."
+    )
+    assert spanish_hours("Cerrado entre las 14 y las 16 horas.", "es") == (
+        "Cerrado entre las 14 y las 16 horas."
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [  # before: "I'll be there between 9: 10 o'clock.", "The store opens between 9: 13 h.",
+        # "I'll call you up between 7: 8 o'clock."
+        ("Estaré allí entre las 9 y las 10.", "I'll be there from 9 to 10."),
+        ("La tienda abre entre las 9 y las 13 h.", "The store opens from 9 to 13 h."),
+        ("Te llamo entre las 7 y las 8.", "I'll call you from 7 to 8."),
+    ],
+)
+def test_between_two_hours_translates_on_the_bundled_model(bundled, text, expected):
+    assert bundled["es-en"].translate([text]) == [expected]
 
 
 @pytest.mark.parametrize(

@@ -126,12 +126,28 @@ _HOURS_RANGE = re.compile(  # also one before another ("de 9 a 14 y de 17 a 20 h
 )
 
 
+# "entre las 9 y las 10" (hours by their "las"): the model wrote "between 9: 10 o'clock", "The
+# store opens between 9: 13 h.", "by 12:15"; "desde las 9 hasta las 10" it reads "from 9 to 10".
+# Not before "horas" or "de la tarde", which it read with "between" ("from 14 to 16 hours")
+_BETWEEN_HOURS = re.compile(
+    r"(?<!\w)(?P<between>[Ee]ntre) (?P<the>las?) (?P<first>\d{1,3}(?::\d\d)?) y (?P<the2>las?) "
+    r"(?P<last>\d{1,3}(?::\d\d)?)(?![\d:]| horas\b| de la (?:mañana|tarde|noche)\b)"
+)
+
+
 def spanish_hours(text: str, language: str | None) -> str:
     """``text`` with a Spanish range of hours given as "desde las 7 hasta las 10" (the model's
-    reading of "de 7 a 10" lost the "from")."""
-    if language != "es" or " a " not in text:
+    reading of "de 7 a 10" lost the "from"; of "entre las 9 y las 10", the "and")."""
+    if language != "es" or " a " not in text and "ntre la" not in text:
         return text
+    text = _BETWEEN_HOURS.sub(_from_until, text)
     return _HOURS_RANGE.sub(r"desde las \g<first> hasta las \g<last>", text)
+
+
+def _from_until(between: re.Match) -> str:
+    since = "Desde" if between["between"][0].isupper() else "desde"
+    first, last = between["first"], between["last"]
+    return f"{since} {between['the']} {first} hasta {between['the2']} {last}"  # "la 1"
 
 
 def localise_number(span: str, source: str | None, target: str | None) -> str:
