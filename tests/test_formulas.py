@@ -32,6 +32,10 @@ def test_a_closing_becomes_its_rows_form_in_the_target_language():
     assert letter_formula("Dear customers.", ",", "en", "fr") == "Chers clients"
     assert letter_formula("Estimados clientes.", ":", "es", "en") == "Dear customers"
     assert letter_formula("Hola a todos.", ",", "es", "en") == "Hi everyone"
+    # and to one of them ("De nombreux clients,", "Be client,")
+    assert letter_formula("Dear customer.", ",", "en", "fr") == "Cher client"
+    assert letter_formula("Estimada clienta.", ":", "es", "en") == "Dear customer"
+    assert letter_formula("Dear team.", ",", "en", "fr") == "Chère équipe"
 
 
 def test_a_closing_ended_with_a_full_stop_after_another_sentence_is_one():
@@ -196,3 +200,16 @@ def test_a_letter_on_one_line_translates_part_by_part_on_the_bundled_models(
     bundled, name, text, expected
 ):
     assert bundled[name].translate([text]) == [expected]
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "greeting"),
+    [  # before: "De nombreux clients, votre commande ...", "Be client, his order ..."
+        ("en-fr", "Dear customer, your order has shipped.", "Cher client, "),
+        ("es-en", "Estimado cliente, su pedido ha sido enviado.", "Dear customer, "),
+        ("en-fr", "Dear user, your password was changed.", "Cher utilisateur, "),
+    ],
+)
+def test_a_greeting_to_one_customer_opens_the_translation(bundled, name, text, greeting):
+    (found,) = bundled[name].translate([text])
+    assert found.startswith(greeting) and found.count(",") == 1, found

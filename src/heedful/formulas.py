@@ -71,6 +71,14 @@ GROUP_GREETINGS = [
      "fr": ("Bonjour à tous", "Salut à tous")},
     {"en": ("Dear customers", "Dear clients"), "es": ("Estimados clientes", "Queridos clientes"),
      "fr": ("Chers clients",)},
+    # to one of them ("Dear customer," -> "De nombreux clients,", "Estimado cliente," -> "Be
+    # client,")
+    {"en": ("Dear customer", "Dear client"),
+     "es": ("Estimado cliente", "Estimada cliente", "Estimada clienta", "Querido cliente"),
+     "fr": ("Cher client", "Chère cliente")},
+    {"en": ("Dear user",), "es": ("Estimado usuario", "Estimada usuaria"),
+     "fr": ("Cher utilisateur", "Chère utilisatrice")},
+    {"en": ("Dear team",), "es": ("Estimado equipo", "Querido equipo"), "fr": ("Chère équipe",)},
     {"en": ("Dear colleagues",),
      "es": ("Estimados compañeros", "Queridos compañeros", "Estimados colegas"),
      "fr": ("Chers collègues",)},
