@@ -119,3 +119,22 @@ def test_a_word_the_translation_depends_on_is_not_named(en_fr, monkeypatch):
     with pytest.warns(UserWarning, match="2 translations may leave out"):
         found = en_fr.translate(sentences, alignments=True)
     assert found[0].warnings == ["'Tom was here just a few minutes ago.': may leave out 'ago'"]
+
+
+def test_a_weekday_the_translation_does_not_name_is_named_in_a_warning(en_fr):
+    """The model paid "Tuesday" attention and wrote "Est-ce que tu voudrais 10 travail pour
+    toi ?": the attention hid it from the look above, the weekdays' names do not."""
+    from heedful.dates import weekdays_left_out
+
+    words = ["Would", "Tuesday", "at", "work", "Sundays"]
+    assert weekdays_left_out(words, "mardi ou dimanche", "en", "fr") == []
+    assert weekdays_left_out(words, "le dimanche", "en", "fr") == [1]
+    assert weekdays_left_out(words, "lundi et dimanche", "en", "fr") == []  # one changed: put back
+    assert weekdays_left_out(["martes"], "Is Tues convenient?", "es", "en") == []  # named so
+    assert weekdays_left_out(["martes"], "Under the sun.", "es", "en") == [0]
+    assert weekdays_left_out(["martes"], "Ja.", "es", "de") == []  # no table for German
+    sentence = "Would Tuesday at 10 work for you?"
+    with pytest.warns(UserWarning, match="may leave out 'Tuesday'"):
+        (found,) = en_fr.translate([sentence], alignments=True)
+    assert "mardi" not in found.text
+    assert found.warnings == [f"{sentence!r}: may leave out 'Tuesday'"]

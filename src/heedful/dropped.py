@@ -44,6 +44,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from heedful import coverage
+from heedful.dates import weekdays_left_out
 from heedful.decoding import fit_source
 from heedful.explain.erasure import hidden_log_probs
 from heedful.explain.words import word_groups
@@ -96,6 +97,9 @@ def warn(translator, sentences: list[str], found: dict[int, Hypothesis],
         lost = [w for w in coverage.dropped(h.attention, pieces) if words[w].lower() not in common]
         if lost:
             lost = unused(translator, src_ids[i], h.tokens, [pieces[w] for w in lost], lost)
+        # a weekday the translation does not name, whatever the attention (heedful.dates)
+        languages = translator.source_language, translator.target_language
+        lost = sorted({*lost, *weekdays_left_out(words, translator._text(h.tokens), *languages)})
         if lost:
             named = ", ".join(repr(words[w]) for w in lost)
             notes[i] = f"{sentences[i][:60]!r}: may leave out {named}"
