@@ -104,6 +104,24 @@ def test_a_sentence_with_an_aside_translates_whole_and_its_links_index_the_texts
     assert paragraph.startswith("Tom (mon frère) est ici. ")
 
 
+def test_a_sentence_in_parentheses_is_translated_inside_them(en_fr):
+    """Before: "My password is Summer2024! (don't tell anyone)" -> "... ! Údon ne le dit à
+    personne l'échec.", "I'm happy! (really)" -> "... ! Łrellement engage."."""
+    from heedful.asides import bracketed
+
+    assert bracketed("(don't tell anyone)")["inside"] == "don't tell anyone"
+    assert bracketed("(Note: it's late.)!")["end"] == "!"
+    assert bracketed("(2019)") is None and bracketed("Tom (my brother)") is None  # copied; aside
+    text = "My password is Summer2024! (don't tell anyone)"
+    (found,) = en_fr.translate([text], alignments=True)
+    assert found.text.endswith(" ! (ne le dis à personne)"), found.text
+    for link in found.alignment:
+        assert text[slice(*link.source)] == link.source_word
+        assert found.text[slice(*link.target)] == link.target_word
+    assert ("anyone", "personne") in {(k.source_word, k.target_word) for k in found.alignment}
+    assert en_fr.translate(["(laughs)"]) == ["(rire)"]
+
+
 def test_words_between_dashes_are_an_aside_put_back_between_the_same_marks(en_fr):
     """Before: "The meeting — if there is one — starts at 10." -> "Le rendez-vous à l'étranger
     s'il y a un départ à 10 heures."."""

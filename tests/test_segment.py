@@ -39,6 +39,24 @@ def test_a_paragraph_is_cut_into_its_sentences_and_joined_with_what_stood_betwee
         assert SentenceSplitter("es").split(blank).sentences == []
 
 
+def test_a_run_of_marks_before_a_capital_ends_a_sentence():
+    """pysbd made "Wow!!! You're the best." one sentence, and the model gave "Waou ! Tu es le
+    meilleur." ("Really??? I can't believe it." -> "Alors ? Je n'arrive pas ...")."""
+    split = SentenceSplitter("en").split
+    assert split("Wow!!! You're the best.").sentences == ["Wow!!!", "You're the best."]
+    assert split("Really?!? What?? Yes.").sentences == ["Really?!?", "What??", "Yes."]
+    assert split("Wow!!! you're the best.").sentences == ["Wow!!! you're the best."]  # small
+    assert SentenceSplitter("es").split("¡¡¡Gracias!!! ¿Vienes?").sentences == [
+        "¡¡¡Gracias!!!", "¿Vienes?"]  # fmt: skip
+
+
+def test_a_run_of_marks_keeps_its_sentence_through_the_bundled_models():
+    en_fr, es_en = (Translator.load(model_dir(name)) for name in ("en-fr", "es-en"))
+    assert en_fr.translate(["Thanks!!! You're the best :)"]) == ["Merci !!! Tu es le meilleur :)"]
+    assert es_en.translate(["¡¡¡Gracias!!! Eres el mejor :)"]) == [
+        "Thank you!!! You're the best :)"]  # fmt: skip
+
+
 def test_a_list_items_marker_is_no_part_of_its_sentence_and_comes_back_before_it():
     text = "- Compra pan.\n  • Abre la puerta. Entra.\n2. Cierra.\na) Sí.\n-5 grados.\n- \n—Hola."
     paragraph = SentenceSplitter("es").split(text)

@@ -249,6 +249,29 @@ def _word_end(text: str, offset: int) -> int:
     return words[-1] if words else 0
 
 
+# a sentence that is one aside in parentheses, perhaps with its end after them: "My password is
+# Summer2024! (don't tell anyone)" gave "... ! Údon ne le dit à personne l'échec."
+_WHOLE = re.compile(r"\((?P<inside>[^()\n]*[^\W\d_][^()\n]*)\)(?P<end>[.!?…]*)")
+
+
+def bracketed(sentence: str) -> re.Match[str] | None:
+    """``sentence`` as one aside in parentheses (with a letter), if it is one: its inside is
+    translated as a sentence and put back in them (``in_brackets``)."""
+    return _WHOLE.fullmatch(sentence) if sentence.startswith("(") else None
+
+
+def in_brackets(bracket: re.Match[str], found, target: str | None = None):
+    """``found``, the ``Translation`` of ``bracket``'s inside, as its sentence was written: in
+    its parentheses, as an aside (heedful.real_input's ``Translation``)."""
+    inside = as_aside(bracket["inside"], found.text, target)
+    text = f"({inside}){bracket['end']}"
+    links = found.alignment
+    if links is not None:  # the target's words as written now ("Ne" -> "ne")
+        links = [k.shifted(1, 1) for k in links if k.target[1] <= len(inside)]
+        links = [k._replace(target_word=text[k.target[0] : k.target[1]]) for k in links]
+    return replace(found, text=text, alignment=links)
+
+
 def sentence_asides(translator, sentence: str) -> Asides | None:
     """A sentence's asides in parentheses (heedful.asides), where the translator cuts texts
     into sentences; none inside the spans it keeps (a phone number's "(555)")."""

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, replace
 
 from heedful import dropped, ordinals, wrong_language
 from heedful.abbreviations import find_abbreviations, spell_out
-from heedful.asides import sentence_asides, translate_asides
+from heedful.asides import bracketed, in_brackets, sentence_asides, translate_asides
 from heedful.casing import (
     capitalise,
     capitalise_first,
@@ -194,6 +194,9 @@ def _translate_plain(
     lexicon = translator.lexicon
     given = [opened(sentences[i], lexicon) if pause[i] else sentences[i] for i in todo]
     capitals = [in_capitals[i] for i in todo]
+    # a sentence in parentheses: its inside, put back in them after ("(don't tell anyone)")
+    brackets = [bracketed(s) if translator.split_sentences else None for s in given]
+    given = [s if b is None else b["inside"] for s, b in zip(given, brackets, strict=True)]
     asides = [sentence_asides(translator, s) for s in given]
     if any(asides):  # "Tom (mi hermano) está aquí."
         translated = translate_asides(
@@ -201,6 +204,11 @@ def _translate_plain(
         )
     else:
         translated = translate_sentences(translator, given, capitals, options, alignments)
+    target = translator.target_language
+    translated = [
+        found if b is None else [in_brackets(b, o, target) for o in found]
+        for found, b in zip(translated, brackets, strict=True)
+    ]
     by_sentence = dict(zip(todo, translated, strict=True))
     for i, formula in enumerate(formulas):
         if formula is not None:

@@ -19,7 +19,8 @@ name lacks "sr", "dra" and others, its French one is empty: ``titles``); and a p
 letter or digit ("😀", "...") is no sentence of its own: it stays with the sentence before it on
 its line (or the one after it); and a cut after a word of one or two letters and a full stop
 before a small letter ("en EE.UU. | dos años", "a las 5 p. | m. | y se fue"), where an
-abbreviation, not a sentence, ends.
+abbreviation, not a sentence, ends. And a cut pysbd does not make: after a run of "!" or "?"
+before a capital ("Wow!!! | You're the best.").
 """
 
 from __future__ import annotations
@@ -127,7 +128,22 @@ class SentenceSplitter:
                 stacklevel=4,
             )
             found = [(0, len(line))]
+        found = [cut for span in found for cut in _after_runs(line, span)]
         return [span for span in (_strip(line, s) for s in found) if span[0] < span[1]]
+
+
+# a run of "!" or "?" after a word, then a sentence opening with a capital: pysbd made "Wow!!!
+# You're the best." one sentence, which the model garbled ("Waou ! Tu es le meilleur.",
+# "Really??? I can't believe it." -> "Alors ? Je n'arrive pas ...", "Great!!! See you soon."
+# -> "Bat ! À bientôt.")
+_RUN_THEN_CAPITAL = re.compile(r"(?<=[^\W_])[!?]{2,}(?=\s+[¡¿\"“«(]?[A-ZÀ-ÖØ-Þ])")
+
+
+def _after_runs(line: str, span: Span) -> list[Span]:
+    """``span`` of ``line`` cut after each run of "!" or "?" that a capital follows."""
+    start, end = span
+    cuts = [m.end() for m in _RUN_THEN_CAPITAL.finditer(line, start, end)]
+    return list(zip([start, *cuts], [*cuts, end], strict=True))
 
 
 # a list item's marker at the start of a line: a bullet, a number or a letter, then a space
