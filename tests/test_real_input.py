@@ -1385,6 +1385,10 @@ def test_the_title_of_a_work_quoted_in_english_title_case_is_kept_from_the_model
         ("en-fr", "I watched it on YouTube yesterday.", "YouTube"),
         # a place the model read only as a rare word ("lagos", lakes): "I'm from Lakes."
         ("es-en", "Me llamo Oluwaseun y soy de Lagos.", "Lagos"),
+        # streets and squares, as Spanish names them: "Mayor's Plaza", "the Retiro Parkiro"
+        ("es-en", "Nos vemos en la Plaza Mayor.", "Plaza Mayor"),
+        ("es-en", "Paseamos por el Parque del Retiro.", "Parque del Retiro"),
+        ("es-en", "El hotel está en la Gran Vía.", "Gran Vía"),
         # titles, written the target way
         ("es-en", "Tengo una reunión con el Sr. Pérez.", "Mr. Pérez"),
         ("es-en", "El Sr. Gómez y la Sra. Ruiz llegaron tarde.", "Mrs. Ruiz"),

@@ -58,6 +58,7 @@ from heedful.names import (
     places,
     quoted_titles,
     rare_names,
+    street_names,
     titled_names,
     unreadable_letters,
     with_initials,
@@ -501,7 +502,7 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
         elif translator.protect_names and lexicon is not None:  # "EL SR. GARCÍA LLEGÓ TARDE."
             name_word = lexicon.may_be_name  # "GARCÍA", not "LLEGÓ"
             extra += titled_names(sentence, titles(source), source, name_word, people(source))
-        names = []
+        names, streets = [], []
         if translator.protect_names and lexicon is not None and capitals:
             names = lexicon.unseen_names(sentence, people("*"), capitals=True)  # "MAX"
             names += lexicon.women_read(sentence, people(source), places(source))  # "ALICE"
@@ -516,6 +517,8 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
             if lexicon is not None:
                 names += lexicon.unread_acronyms(sentence)  # "la NASA"
             extra += quoted_titles(sentence, source)  # '"The Lord of the Rings"'
+            streets = street_names(sentence, source)  # "Times Square", "Plaza Mayor"
+            names = [n for n in names if not any(overlap(n, s) for s in streets)] + streets
         elif translator.protect_names:  # Title Case: a capital says nothing but in full names
             names = full_names(sentence, people(source))  # "Anna Brown" ("Anna marron")
         if source == "en":  # "Halima's money": "Mary's money", not "Mary money"
@@ -540,7 +543,7 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
         # a woman's first name: a woman's placeholder, for the words that agree with it
         women = [n for n in names if people(source).is_woman(sentence[n[0] : n[1]])]
         # a place's name, not a first name too ("Victoria"): a city's placeholder
-        cities = [n for n in names if _place(sentence, n, source)]
+        cities = [n for n in names if _place(sentence, n, source) or n in streets]
         extra = [e for e in _union(extra) if not any(overlap(e, c) for c in countries)]
         protected = protect(sentence, source, target, extra, symbols, women, cities, countries)
     text = sentence if protected is None else protected.text
