@@ -156,6 +156,13 @@ def test_what_about_something_is_given_as_how_it_was_or_is():
         ("en-fr", "My daughter turns 7 on March 14.", "Ma fille aura 7 ans le 14 mars."),
         ("en-fr", "My son turns 10 tomorrow.", "Mon fils aura 10 ans demain."),
         ("en-fr", "She's turning thirty next week.", "Elle aura trente ans la semaine prochaine."),
+        # the past: "Ma grand-mère a tourné 90 la semaine dernière.", "Ma fille a tourné 4 hier."
+        (
+            "en-fr",
+            "My grandmother turned 90 last week.",
+            "Ma grand-mère avait 90 ans la semaine dernière.",
+        ),
+        ("en-fr", "My daughter turned 4 yesterday.", "Ma fille avait 4 ans hier."),
         # before: "Enhorabuena is out of the new job!", "Happy for your wedding.", "Les
         # félicitations sur le nouveau travail !", "Les félicitations pour obtenir le travail."
         # (congratulations_on, below)
@@ -187,6 +194,13 @@ def test_a_birthday_s_turning_an_age_is_given_as_being_it():
     for left in ("The light turns red.", "It turns 5 o'clock.", "He turns 3 pages.", "Turn 2."):
         assert turning_age(left, "en") == left
     assert turning_age("My son turns 10 tomorrow.", "es") == "My son turns 10 tomorrow."
+    # the past: "was", "were" ("Ma fille a tourné 4 hier."); an age in words the model reads
+    assert turning_age("My daughter turned 4 yesterday.", "en") == "My daughter was 4 yesterday."
+    assert turning_age("They turned 5 in May.", "en") == "They were 5 in May."
+    assert turning_age("The twins turned 5.", "en") == "The twins were 5."
+    assert turning_age("Chris turned 30 last week.", "en") == "Chris was 30 last week."
+    for left in ("She turned thirty last year.", "He turned 3 pages.", "It turned red."):
+        assert turning_age(left, "en") == left
 
 
 def test_a_line_that_is_a_saying_becomes_the_target_language_s_with_the_line_s_end():

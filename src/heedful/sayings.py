@@ -413,7 +413,20 @@ def turning_age(sentence: str, language: str | None) -> str:
     time ("on", "in", "next", "tomorrow") or "years": "the light turns red" is the model's."""
     if language != "en" or "turn" not in sentence.lower():
         return sentence
+    sentence = _TURNED.sub(_was, sentence)  # "My daughter turned 4 yesterday." -> "was 4"
     return _TURNING.sub(_will_be, sentence)
+
+
+def _was(turned: re.Match) -> str:
+    who = turned["who"] or ""  # "they", "the twins": "were"; not "Chris", "my boss"
+    plural = who.lower() in ("they", "we", "you") or (
+        who.islower()
+        and who.endswith("s")
+        and not who.endswith(("ss", "us", "is"))
+        and len(who) > 3
+    )
+    verb = "were" if plural else "was"
+    return f"{turned['who'] or ''}{' ' if turned['who'] else ''}{verb} {turned['age']}"
 
 
 def _will_be(turning: re.Match) -> str:
@@ -432,6 +445,13 @@ _TURNING = re.compile(
     re.IGNORECASE,
 )
 _WILL_BE = {False: "will be", True: "Will be"}
+# the past, before a number's age and a time or the end: the model wrote "My daughter turned 4
+# yesterday." as "Ma fille a tourné 4 hier." and "was 4" as "avait 4 ans" (an age in words,
+# "turned thirty", it read: "a eu trente ans")
+_TURNED = re.compile(
+    r"\b(?:(?P<who>[^\W\d_]+) )?turned (?P<age>\d{1,3})"
+    r"(?=\s*(?:[.!?]|$|on |in |last |yesterday|this |that day|years?\b|a (?:week|month)))"
+)
 
 
 # what "¿Qué tal ...?" asks about that is over when asked, in lower case without accents
