@@ -112,6 +112,7 @@ def test_a_sentence_in_parentheses_is_translated_inside_them(en_fr):
     assert bracketed("(don't tell anyone)")["inside"] == "don't tell anyone"
     assert bracketed("(Note: it's late.)!")["end"] == "!"
     assert bracketed("(2019)") is None and bracketed("Tom (my brother)") is None  # copied; aside
+    assert bracketed("(b)") is None  # a list's marker
     text = "My password is Summer2024! (don't tell anyone)"
     (found,) = en_fr.translate([text], alignments=True)
     assert found.text.endswith(" ! (ne le dis à personne)"), found.text

@@ -250,12 +250,13 @@ def _word_end(text: str, offset: int) -> int:
 
 
 # a sentence that is one aside in parentheses, perhaps with its end after them: "My password is
-# Summer2024! (don't tell anyone)" gave "... ! Údon ne le dit à personne l'échec."
-_WHOLE = re.compile(r"\((?P<inside>[^()\n]*[^\W\d_][^()\n]*)\)(?P<end>[.!?…]*)")
+# Summer2024! (don't tell anyone)" gave "... ! Údon ne le dit à personne l'échec."; a word of
+# two letters at least: "(b)" is a list's marker, kept as it is
+_WHOLE = re.compile(r"\((?P<inside>[^()\n]*[^\W\d_]{2}[^()\n]*)\)(?P<end>[.!?…]*)")
 
 
 def bracketed(sentence: str) -> re.Match[str] | None:
-    """``sentence`` as one aside in parentheses (with a letter), if it is one: its inside is
+    """``sentence`` as one aside in parentheses (with a word), if it is one: its inside is
     translated as a sentence and put back in them (``in_brackets``)."""
     return _WHOLE.fullmatch(sentence) if sentence.startswith("(") else None
 
