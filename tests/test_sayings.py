@@ -199,7 +199,7 @@ def test_a_birthday_s_turning_an_age_is_given_as_being_it():
     assert turning_age("They turned 5 in May.", "en") == "They were 5 in May."
     assert turning_age("The twins turned 5.", "en") == "The twins were 5."
     assert turning_age("Chris turned 30 last week.", "en") == "Chris was 30 last week."
-    for left in ("She turned thirty last year.", "He turned 3 pages.", "It turned red."):
+    for left in ("She turned thirty last year.", "He turned 3 pages.", "She has turned 5."):
         assert turning_age(left, "en") == left
 
 

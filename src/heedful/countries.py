@@ -112,6 +112,9 @@ def find_countries(
     pattern = _pattern(language, lower)
     found = []
     opening = re.match(r"\W*[^\W\d_]+", text)
+    lowered = text.lower()
+    # a word read once says nothing of how it is usually written ("cyprus")
+    usual = lambda word: read(word) > 1 and common(word)  # noqa: E731
     for match in pattern.finditer(text):
         name = match.group()
         if name in first_names or name.capitalize() in first_names:
@@ -124,11 +127,9 @@ def find_countries(
         words = [w for w in re.findall(r"[^\W\d_]+", name) if w.lower() not in _SMALL]
         # "una cuba de vino", "el chile": words; a name of several words is a name ("los
         # países bajos", "LOS PAÍSES BAJOS": "países" alone is a word)
-        article = ARTICLE_BEFORE.search(text.lower(), 0, match.start())
+        article = ARTICLE_BEFORE.search(lowered, 0, match.start())
         if article and language == "en" and english_the(names[name.lower()]):
             article = None  # "the netherlands"
-        # a word read once says nothing of how it is usually written ("cyprus")
-        usual = lambda word: read(word) > 1 and common(word)  # noqa: E731
         if lower and len(words) == 1 and (article or usual(words[0])):
             continue
         if min(read(w) for w in words) < READ_FEW:

@@ -419,6 +419,8 @@ def turning_age(sentence: str, language: str | None) -> str:
 
 def _was(turned: re.Match) -> str:
     who = turned["who"] or ""  # "they", "the twins": "were"; not "Chris", "my boss"
+    if who.lower() in ("has", "have", "had", "just"):
+        return turned.group()  # "She has just turned 5": the model's
     plural = who.lower() in ("they", "we", "you") or (
         who.islower()
         and who.endswith("s")
@@ -426,7 +428,7 @@ def _was(turned: re.Match) -> str:
         and len(who) > 3
     )
     verb = "were" if plural else "was"
-    return f"{turned['who'] or ''}{' ' if turned['who'] else ''}{verb} {turned['age']}"
+    return f"{who} {verb} {turned['age']}" if who else f"{verb} {turned['age']}"
 
 
 def _will_be(turning: re.Match) -> str:
