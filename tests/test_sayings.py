@@ -163,6 +163,7 @@ def test_what_about_something_is_given_as_how_it_was_or_is():
             "Ma grand-mère avait 90 ans la semaine dernière.",
         ),
         ("en-fr", "My daughter turned 4 yesterday.", "Ma fille avait 4 ans hier."),
+        ("en-fr", "My boss turned 50 yesterday.", "Mon patron avait 50 ans hier."),  # "avait 50"
         # before: "Enhorabuena is out of the new job!", "Happy for your wedding.", "Les
         # félicitations sur le nouveau travail !", "Les félicitations pour obtenir le travail."
         # (congratulations_on, below)
@@ -194,12 +195,16 @@ def test_a_birthday_s_turning_an_age_is_given_as_being_it():
     for left in ("The light turns red.", "It turns 5 o'clock.", "He turns 3 pages.", "Turn 2."):
         assert turning_age(left, "en") == left
     assert turning_age("My son turns 10 tomorrow.", "es") == "My son turns 10 tomorrow."
-    # the past: "was", "were" ("Ma fille a tourné 4 hier."); an age in words the model reads
-    assert turning_age("My daughter turned 4 yesterday.", "en") == "My daughter was 4 yesterday."
-    assert turning_age("They turned 5 in May.", "en") == "They were 5 in May."
-    assert turning_age("The twins turned 5.", "en") == "The twins were 5."
-    assert turning_age("Chris turned 30 last week.", "en") == "Chris was 30 last week."
-    for left in ("She turned thirty last year.", "He turned 3 pages.", "She has turned 5."):
+    # the past: "was", "were", with "years old" ("Ma fille a tourné 4 hier.", and "was 50"
+    # gave "avait 50"); an age in words the model reads
+    assert turning_age("My daughter turned 4 yesterday.", "en") == (
+        "My daughter was 4 years old yesterday."
+    )
+    assert turning_age("They turned 5 in May.", "en") == "They were 5 years old in May."
+    assert turning_age("The twins turned 5.", "en") == "The twins were 5 years old."
+    assert turning_age("Chris turned 30 last week.", "en") == "Chris was 30 years old last week."
+    for left in ("She turned thirty last year.", "He turned 3 pages.", "She has turned 5.",
+                 "She turned 30 years old."):  # fmt: skip
         assert turning_age(left, "en") == left
 
 

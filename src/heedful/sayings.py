@@ -427,8 +427,12 @@ def _was(turned: re.Match) -> str:
         and not who.endswith(("ss", "us", "is"))
         and len(who) > 3
     )
+    if re.match(r"\s*years?\b", turned.string[turned.end() :]):
+        return turned.group()  # "She turned 30 years old yesterday.": "Elle a eu 30 ans hier."
     verb = "were" if plural else "was"
-    return f"{who} {verb} {turned['age']}" if who else f"{verb} {turned['age']}"
+    # with "years old": "was 50" gave "avait 50", "was 50 years old" "avait 50 ans"
+    age = f"{turned['age']} years old"
+    return f"{who} {verb} {age}" if who else f"{verb} {age}"
 
 
 def _will_be(turning: re.Match) -> str:
@@ -448,8 +452,8 @@ _TURNING = re.compile(
 )
 _WILL_BE = {False: "will be", True: "Will be"}
 # the past, before a number's age and a time or the end: the model wrote "My daughter turned 4
-# yesterday." as "Ma fille a tourné 4 hier." and "was 4" as "avait 4 ans" (an age in words,
-# "turned thirty", it read: "a eu trente ans")
+# yesterday." as "Ma fille a tourné 4 hier." and "was 4 years old" as "avait 4 ans" (an age in
+# words, "turned thirty", it read: "a eu trente ans")
 _TURNED = re.compile(
     r"\b(?:(?P<who>[^\W\d_]+) )?turned (?P<age>\d{1,3})"
     r"(?=\s*(?:[.!?]|$|on |in |last |yesterday|this |that day|years?\b|a (?:week|month)))"
