@@ -127,12 +127,13 @@ def test_a_weekday_the_translation_does_not_name_is_named_in_a_warning(en_fr):
     from heedful.dates import weekdays_left_out
 
     words = ["Would", "Tuesday", "at", "work", "Sundays"]
-    assert weekdays_left_out(words, "mardi ou dimanche", "en", "fr") == []
-    assert weekdays_left_out(words, "le dimanche", "en", "fr") == [1]
-    assert weekdays_left_out(words, "lundi et dimanche", "en", "fr") == []  # one changed: put back
-    assert weekdays_left_out(["martes"], "Is Tues convenient?", "es", "en") == []  # named so
-    assert weekdays_left_out(["martes"], "Under the sun.", "es", "en") == [0]
-    assert weekdays_left_out(["martes"], "Ja.", "es", "de") == []  # no table for German
+    assert weekdays_left_out(words, lambda: "mardi ou dimanche", "en", "fr") == []
+    assert weekdays_left_out(words, lambda: "le dimanche", "en", "fr") == [1]
+    assert weekdays_left_out(words, lambda: "lundi et dimanche", "en", "fr") == []  # put back
+    assert weekdays_left_out(["martes"], lambda: "Is Tues convenient?", "es", "en") == []
+    assert weekdays_left_out(["Would"], lambda: 1 / 0, "en", "fr") == []  # no weekday: not asked
+    assert weekdays_left_out(["martes"], lambda: "Under the sun.", "es", "en") == [0]
+    assert weekdays_left_out(["martes"], lambda: "Ja.", "es", "de") == []  # no table for German
     sentence = "Would Tuesday at 10 work for you?"
     with pytest.warns(UserWarning, match="may leave out 'Tuesday'"):
         (found,) = en_fr.translate([sentence], alignments=True)

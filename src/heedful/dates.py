@@ -40,6 +40,7 @@ Months without a day are heedful.months'.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from heedful.textmap import Span
@@ -520,23 +521,25 @@ def kept_weekdays(given: str, translation: str, source: str | None, target: str 
     return translation
 
 
-def weekdays_left_out(words: list[str], translation: str, source: str | None,
+def weekdays_left_out(words: list[str], translation: Callable[[], str], source: str | None,
                       target: str | None) -> list[int]:  # fmt: skip
-    """Which of ``words`` (a source's, in ``source``) are weekdays whose day ``translation``
-    (the model's, in ``target``) does not name, where it names fewer weekdays than they are
+    """Which of ``words`` (a source's, in ``source``) are weekdays whose day the model's
+    ``translation()`` (in ``target``; asked for only where a word is a weekday) does not name,
+    where it names fewer weekdays than they are
     (``kept_weekdays`` puts back one it changed): "Would Tuesday at 10 work for you?" gave "Est-ce
     que tu voudrais 10 travail pour toi ?", and the attention the model paid "Tuesday" hid it
     from heedful.dropped's look."""
     if source not in _PLURAL_WEEKDAY or target not in _PLURAL_WEEKDAY:
         return []
-    written = [
-        weekday_number(m["day"], target) for m in _PLURAL_WEEKDAY[target].finditer(translation)
-    ]
-    if target == "en":  # "Is Tues convenient for you at 10?" names it
-        written += [_SHORT_EN.index(m.lower()) for m in _SHORT_EN_AT.findall(translation)]
     days = [
         (k, day) for k, word in enumerate(words) if (day := _PLURAL_WEEKDAY[source].fullmatch(word))
     ]
+    if not days:
+        return []
+    text = translation()
+    written = [weekday_number(m["day"], target) for m in _PLURAL_WEEKDAY[target].finditer(text)]
+    if target == "en":  # "Is Tues convenient for you at 10?" names it
+        written += [_SHORT_EN.index(m.lower()) for m in _SHORT_EN_AT.findall(text)]
     if len(written) >= len(days):
         return []
     return [k for k, day in days if weekday_number(day["day"], source) not in written]

@@ -99,7 +99,8 @@ def warn(translator, sentences: list[str], found: dict[int, Hypothesis],
             lost = unused(translator, src_ids[i], h.tokens, [pieces[w] for w in lost], lost)
         # a weekday the translation does not name, whatever the attention (heedful.dates)
         languages = translator.source_language, translator.target_language
-        lost = sorted({*lost, *weekdays_left_out(words, translator._text(h.tokens), *languages)})
+        text = lambda h=h: translator._text(h.tokens)  # noqa: E731 - only where one is a weekday
+        lost = sorted({*lost, *weekdays_left_out(words, text, *languages)})
         if lost:
             named = ", ".join(repr(words[w]) for w in lost)
             notes[i] = f"{sentences[i][:60]!r}: may leave out {named}"

@@ -350,9 +350,7 @@ class Lexicon:
         read only as a rare common word (``unseen_names``)."""
         if not inside or word not in places or self.counts is None:
             return False
-        usual = self.usual_case(word)
-        rare = self.counts.get(word.lower(), 0) <= RARE
-        return usual is not None and usual.islower() and rare
+        return self.common_word(word) and self.counts.get(word.lower(), 0) <= RARE
 
     def restore_accents(self, text: str) -> str:
         """``text`` with each lower-case word the model never read, typed without accents,

@@ -517,7 +517,7 @@ def prepare(translator, sentence: str, in_capitals: bool) -> Prepared:
             if lexicon is not None:
                 names += lexicon.unread_acronyms(sentence)  # "la NASA"
             extra += quoted_titles(sentence, source)  # '"The Lord of the Rings"'
-            streets = street_names(sentence, source)  # "Times Square", "Plaza Mayor"
+            streets = street_names(sentence, source)  # "Plaza Mayor", "Gran Vía"
             names = [n for n in names if not any(overlap(n, s) for s in streets)] + streets
         elif translator.protect_names:  # Title Case: a capital says nothing but in full names
             names = full_names(sentence, people(source))  # "Anna Brown" ("Anna marron")

@@ -140,7 +140,8 @@ def spanish_hours(text: str, language: str | None) -> str:
     reading of "de 7 a 10" lost the "from"; of "entre las 9 y las 10", the "and")."""
     if language != "es" or " a " not in text and "ntre la" not in text:
         return text
-    text = _BETWEEN_HOURS.sub(_from_until, text)
+    if "ntre la" in text:
+        text = _BETWEEN_HOURS.sub(_from_until, text)
     return _HOURS_RANGE.sub(r"desde las \g<first> hasta las \g<last>", text)
 
 
