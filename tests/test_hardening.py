@@ -324,6 +324,11 @@ def test_14_a_path_that_cannot_be_used_is_named_in_words(capsys, model_dir, tmp_
     assert line.endswith(f"{tmp_path} is a folder: give a file of text")
 
 
+def test_14_a_port_out_of_range_is_one_line(capsys, model_dir):
+    line = one_line_error(capsys, "serve", "--model", model_dir, "--port", 99999)
+    assert line.endswith("--port must be 0 to 65535, not 99999")  # was bind()'s traceback
+
+
 def test_14_ctrl_c_while_importing_is_one_line(capsys, monkeypatch):
     def interrupted(name, *args):
         raise KeyboardInterrupt

@@ -95,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.timeout <= 0:
         raise ValueError(f"--timeout must be positive, not {args.timeout}")
+    if not 0 <= args.port <= 65535:  # the socket's OverflowError was a traceback
+        raise ValueError(f"--port must be 0 to 65535, not {args.port}")
     if args.threads is not None and args.threads < 1:
         raise ValueError(f"--threads must be at least 1, not {args.threads}")
     if not _is_loopback(args.host):
